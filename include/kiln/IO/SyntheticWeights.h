@@ -1,8 +1,9 @@
 //===- SyntheticWeights.h - Deterministic synthetic weights ----*- C++ -*-===//
 //
 // Random but well-scaled weights for any config, identical on every platform:
-// a fixed generator (splitmix64 seeding xoshiro256**, Box-Muller on our own
-// uniforms), never std:: distributions, whose output differs by library. Each
+// a fixed generator (splitmix64 seeding xoshiro256**; normals are the sum of
+// four uniforms, so matrices use only correctly rounded IEEE operations),
+// never std:: distributions, whose output differs by library. Each
 // tensor draws from its own stream seeded by (seed, logical name), so the
 // values do not depend on the order tensors are made in.
 //
@@ -24,7 +25,8 @@
 
 namespace kiln::io {
 
-/// Knobs of the generator. Matrices are N(0, (gain)^2 / cols).
+/// Knobs of the generator. Matrices are ~N(0, gain^2 / cols); "N" here is the
+/// sum of four uniforms, rescaled to unit variance (bounded by 3.47 sigma).
 struct SyntheticScales {
   double matrixGain = 1.0;       // projections in the blocks
   double outputGain = 0.5;       // matrices writing into the residual (o, out, down)
@@ -36,7 +38,7 @@ struct SyntheticScales {
   double alphaMax = 0.3;
   double headScaleFactor = 1.0;  // dory head_scale = factor * sqrt(H)
   double moeCentreStd = 0.5;     // router centres
-  double moeBasisStd = 0.1;      // router bases (scaled by 1/sqrt(H))
+  double moeBasisStd = 1.0;      // router basis rows ~N(0, std^2 / H)
   /// Fraction of experts (rounded up, at least 1) that are trunk (+inf shell).
   double trunkFraction = 0.5;
 };
