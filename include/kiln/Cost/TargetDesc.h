@@ -1,0 +1,55 @@
+//===- TargetDesc.h - A GPU target's cost parameters, as data ---*- C++ -*-===//
+//
+// A target is described by numbers, not by code: targets/<name>.json holds the
+// cost of a dispatch boundary (with and without a barrier), of a submit, the
+// streaming bandwidth, and the limits kernels are shaped by. kiln-calibrate
+// measures them on a device and writes the same file. Passes never compare
+// vendor ids or hard-code timings; they read a TargetDesc through CostModel.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_COST_TARGETDESC_H
+#define KILN_COST_TARGETDESC_H
+
+#include "kiln/IO/Error.h"
+
+#include <cstdint>
+#include <string>
+
+namespace kiln::cost {
+
+struct TargetDesc {
+  std::string name;   ///< e.g. "h200"
+  std::string api;    ///< "vulkan" or "metal"
+  std::string source; ///< where the figures come from (measured, datasheet)
+  /// Cost of a dispatch that depends on the one before it (a barrier between).
+  double boundaryMicros = 5.0;
+  /// Cost of a dispatch independent of the one before it (no barrier; overlaps).
+  double boundaryNoBarrierMicros = 1.0;
+  /// Cost of one submit plus fence wait.
+  double submitMicros = 50.0;
+  /// Streaming read bandwidth of the whole device, GB/s (1e9 bytes/s).
+  double readBandwidthGBps = 100.0;
+  /// What one workgroup alone can stream, GB/s: a stage squeezed into one
+  /// workgroup is bounded by this, not by the device's bandwidth.
+  double singleWorkgroupBandwidthGBps = 10.0;
+  /// Fraction of readBandwidth a wide decode mat-vec reaches.
+  double matvecEfficiency = 0.8;
+  /// f32 arithmetic throughput, GFLOP/s.
+  double computeGFlops = 1000.0;
+  uint32_t subgroupSize = 32;
+  uint32_t maxWorkgroupSize = 256;
+  uint32_t maxSharedMemoryBytes = 16384;
+  /// Workgroups that run at once at full speed (SMs, CUs, cores).
+  uint32_t computeUnits = 1;
+};
+
+/// Parses a descriptor; every missing or out-of-range field is a named error.
+io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText);
+io::Expected<TargetDesc> loadTargetDesc(const std::string &path);
+std::string targetDescToJson(const TargetDesc &desc);
+/// Writes atomically (temporary file, then rename).
+io::Status saveTargetDesc(const TargetDesc &desc, const std::string &path);
+
+} // namespace kiln::cost
+
+#endif // KILN_COST_TARGETDESC_H

@@ -1,0 +1,128 @@
+//===- TargetDesc.cpp - Target descriptor JSON ----------------------------===//
+
+#include "kiln/Cost/TargetDesc.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace kiln::cost {
+namespace {
+using nlohmann::json;
+
+// Reads a positive number field; the error names the field.
+io::Status readPositive(const json &j, const char *key, double &out) {
+  auto it = j.find(key);
+  if (it == j.end())
+    return io::Error(std::string("target: missing field '") + key + "'");
+  if (!it->is_number())
+    return io::Error(std::string("target: field '") + key + "' must be a number");
+  double v = it->get<double>();
+  if (!(v > 0))
+    return io::Error(std::string("target: field '") + key + "' must be > 0, got " +
+                     std::to_string(v));
+  out = v;
+  return io::Status::success();
+}
+
+io::Status readCount(const json &j, const char *key, uint32_t &out) {
+  double v = 0;
+  if (auto s = readPositive(j, key, v); !s)
+    return s;
+  if (v != static_cast<double>(static_cast<uint32_t>(v)))
+    return io::Error(std::string("target: field '") + key + "' must be a whole number");
+  out = static_cast<uint32_t>(v);
+  return io::Status::success();
+}
+} // namespace
+
+io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
+  json j = json::parse(jsonText, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object())
+    return io::Error("target: not a JSON object");
+  static const std::set<std::string> known = {
+      "name", "api", "source", "boundary_us", "boundary_no_barrier_us",
+      "submit_us", "read_bandwidth_gbps", "single_workgroup_bandwidth_gbps",
+      "matvec_efficiency", "compute_gflops", "subgroup_size",
+      "max_workgroup_size", "max_shared_memory_bytes", "compute_units"};
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (!known.count(it.key()))
+      return io::Error("target: unknown field '" + it.key() + "'");
+  TargetDesc d;
+  if (!j.contains("name") || !j["name"].is_string())
+    return io::Error("target: missing string field 'name'");
+  d.name = j["name"].get<std::string>();
+  d.api = j.value("api", std::string("vulkan"));
+  if (d.api != "vulkan" && d.api != "metal")
+    return io::Error("target: field 'api' must be \"vulkan\" or \"metal\", got \"" + d.api + "\"");
+  d.source = j.value("source", std::string());
+  io::Status s = readPositive(j, "boundary_us", d.boundaryMicros);
+  if (s) s = readPositive(j, "boundary_no_barrier_us", d.boundaryNoBarrierMicros);
+  if (s) s = readPositive(j, "submit_us", d.submitMicros);
+  if (s) s = readPositive(j, "read_bandwidth_gbps", d.readBandwidthGBps);
+  if (s) s = readPositive(j, "single_workgroup_bandwidth_gbps", d.singleWorkgroupBandwidthGBps);
+  if (s) s = readPositive(j, "matvec_efficiency", d.matvecEfficiency);
+  if (s) s = readPositive(j, "compute_gflops", d.computeGFlops);
+  if (s) s = readCount(j, "subgroup_size", d.subgroupSize);
+  if (s) s = readCount(j, "max_workgroup_size", d.maxWorkgroupSize);
+  if (s) s = readCount(j, "max_shared_memory_bytes", d.maxSharedMemoryBytes);
+  if (s) s = readCount(j, "compute_units", d.computeUnits);
+  if (!s)
+    return s.error();
+  if (d.matvecEfficiency > 1.0)
+    return io::Error("target: field 'matvec_efficiency' must be <= 1");
+  return d;
+}
+
+io::Expected<TargetDesc> loadTargetDesc(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return io::Error("target: cannot open '" + path + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto d = parseTargetDesc(ss.str());
+  if (!d)
+    return d.error().withPrefix(path + ": ");
+  return d;
+}
+
+std::string targetDescToJson(const TargetDesc &d) {
+  json j = json::object();
+  j["name"] = d.name;
+  j["api"] = d.api;
+  j["source"] = d.source;
+  j["boundary_us"] = d.boundaryMicros;
+  j["boundary_no_barrier_us"] = d.boundaryNoBarrierMicros;
+  j["submit_us"] = d.submitMicros;
+  j["read_bandwidth_gbps"] = d.readBandwidthGBps;
+  j["single_workgroup_bandwidth_gbps"] = d.singleWorkgroupBandwidthGBps;
+  j["matvec_efficiency"] = d.matvecEfficiency;
+  j["compute_gflops"] = d.computeGFlops;
+  j["subgroup_size"] = d.subgroupSize;
+  j["max_workgroup_size"] = d.maxWorkgroupSize;
+  j["max_shared_memory_bytes"] = d.maxSharedMemoryBytes;
+  j["compute_units"] = d.computeUnits;
+  return j.dump(2) + "\n";
+}
+
+io::Status saveTargetDesc(const TargetDesc &desc, const std::string &path) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out)
+      return io::Error("target: cannot write '" + tmp + "'");
+    out << targetDescToJson(desc);
+    if (!out.flush())
+      return io::Error("target: write to '" + tmp + "' failed");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return io::Error("target: cannot rename '" + tmp + "' to '" + path + "'");
+  }
+  return io::Status::success();
+}
+
+} // namespace kiln::cost

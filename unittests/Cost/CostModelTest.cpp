@@ -1,0 +1,154 @@
+//===- CostModelTest.cpp - Target descriptors, cost model, partition ------===//
+
+#include "kiln/Cost/CostModel.h"
+#include "kiln/Cost/Partition.h"
+#include "kiln/Cost/TargetDesc.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <random>
+
+using namespace kiln::cost;
+
+namespace {
+
+const char *kMinimal = R"({"name":"t","boundary_us":5,"boundary_no_barrier_us":1,
+  "submit_us":50,"read_bandwidth_gbps":100,"single_workgroup_bandwidth_gbps":10,
+  "matvec_efficiency":0.5,"compute_gflops":1000,"subgroup_size":32,
+  "max_workgroup_size":256,"max_shared_memory_bytes":16384,"compute_units":10})";
+
+TargetDesc minimal() {
+  auto d = parseTargetDesc(kMinimal);
+  EXPECT_TRUE(bool(d));
+  return *d;
+}
+
+TEST(TargetDesc, ShippedTargetsParse) {
+  for (const char *name : {"apple-m4", "rtx-2000-ada", "lavapipe", "h200"}) {
+    auto d = loadTargetDesc(std::string("targets/") + name + ".json");
+    ASSERT_TRUE(bool(d)) << d.error().message();
+    EXPECT_EQ(d->name, name);
+  }
+  EXPECT_DOUBLE_EQ(loadTargetDesc("targets/apple-m4.json")->boundaryMicros, 8.0);
+  EXPECT_DOUBLE_EQ(loadTargetDesc("targets/rtx-2000-ada.json")->boundaryMicros, 5.0);
+}
+
+TEST(TargetDesc, ErrorsNameTheField) {
+  auto missing = parseTargetDesc(R"({"name":"t"})");
+  ASSERT_FALSE(bool(missing));
+  EXPECT_EQ(missing.error().message(), "target: missing field 'boundary_us'");
+  std::string text = kMinimal;
+  text.replace(text.find("\"compute_units\":10"), 18, "\"compute_units\":0");
+  auto zero = parseTargetDesc(text);
+  ASSERT_FALSE(bool(zero));
+  EXPECT_NE(zero.error().message().find("'compute_units' must be > 0"), std::string::npos);
+  auto unknown = parseTargetDesc(R"({"name":"t","boundary":5})");
+  ASSERT_FALSE(bool(unknown));
+  EXPECT_EQ(unknown.error().message(), "target: unknown field 'boundary'");
+  EXPECT_FALSE(bool(parseTargetDesc("{not json")));
+}
+
+TEST(TargetDesc, SaveLoadRoundTrip) {
+  TargetDesc d = minimal();
+  d.boundaryMicros = 3.25;
+  std::string path = testing::TempDir() + "/kiln-target.json";
+  ASSERT_TRUE(bool(saveTargetDesc(d, path)));
+  auto back = loadTargetDesc(path);
+  ASSERT_TRUE(bool(back)) << back.error().message();
+  EXPECT_DOUBLE_EQ(back->boundaryMicros, 3.25);
+  EXPECT_EQ(back->computeUnits, 10u);
+  std::remove(path.c_str());
+}
+
+TEST(CostModel, RooflineAndParallelism) {
+  auto model = createAnalyticalCostModel(minimal());
+  StageCost s;
+  s.bytesRead = 1000000; // 1 MB
+  s.workgroups = 1000;
+  // Full device: 100 GB/s = 1e5 bytes/us -> 10 us.
+  EXPECT_NEAR(model->stageMicros(s, 1000), 10.0, 1e-9);
+  // One workgroup: 10 GB/s -> 100 us.
+  EXPECT_NEAR(model->stageMicros(s, 1), 100.0, 1e-9);
+  s.isMatvec = true; // 50% efficiency -> 20 us.
+  EXPECT_NEAR(model->stageMicros(s, 1000), 20.0, 1e-9);
+}
+
+TEST(CostModel, FusedDispatchIsSqueezedToItsNarrowestStage) {
+  auto model = createAnalyticalCostModel(minimal());
+  StageCost wide{1000000, 0, 0, 1000, false};
+  StageCost reduce{4000, 0, 0, 1, false};
+  DispatchEstimate fused = model->dispatchMicros({wide, reduce}, true);
+  EXPECT_NEAR(fused.boundaryMicros, 5.0, 1e-12);
+  EXPECT_NEAR(fused.kernelMicros, 100.0 + 0.4, 1e-9);
+  DispatchEstimate alone = model->dispatchMicros({wide}, false);
+  EXPECT_NEAR(alone.totalMicros(), 11.0, 1e-9);
+}
+
+// Brute force over all 2^(n-1) boundary sets.
+double bruteForce(size_t n, const std::function<bool(size_t, size_t)> &legal,
+                  const std::function<double(size_t, size_t)> &cost) {
+  double best = 1e300;
+  for (uint32_t mask = 0; mask < (1u << (n - 1)); ++mask) {
+    double t = 0;
+    size_t start = 0;
+    bool ok = true;
+    for (size_t k = 1; k <= n; ++k) {
+      if (k == n || (mask >> (k - 1)) & 1u) {
+        if (k - start > 1 && !legal(start, k))
+          ok = false;
+        t += cost(start, k);
+        start = k;
+      }
+    }
+    if (ok)
+      best = std::min(best, t);
+  }
+  return best;
+}
+
+TEST(Partition, MatchesBruteForceOnRandomGraphs) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    size_t n = 1 + rng() % 9;
+    std::vector<double> w(n);
+    for (double &x : w)
+      x = 1 + rng() % 20;
+    std::vector<bool> breakAfter(n);
+    for (size_t i = 0; i < n; ++i)
+      breakAfter[i] = rng() % 4 == 0;
+    double boundary = rng() % 10;
+    auto legal = [&](size_t i, size_t j) {
+      for (size_t k = i; k + 1 < j; ++k)
+        if (breakAfter[k])
+          return false;
+      return true;
+    };
+    // Fusing squeezes: a fused group costs its sum plus a penalty per extra stage.
+    auto cost = [&](size_t i, size_t j) {
+      double t = boundary;
+      for (size_t k = i; k < j; ++k)
+        t += w[k] * (j - i > 1 ? 1.25 : 1.0);
+      return t;
+    };
+    Partition p = choosePartition(n, legal, cost);
+    EXPECT_NEAR(p.totalMicros, bruteForce(n, legal, cost), 1e-9);
+    ASSERT_FALSE(p.starts.empty());
+    EXPECT_EQ(p.starts.front(), 0u);
+  }
+}
+
+TEST(Partition, BoundaryCostDecidesFusion) {
+  // Three stages; fusing costs 3 us of squeeze per stage.
+  auto run = [](double boundary) {
+    auto legal = [](size_t, size_t) { return true; };
+    auto cost = [&](size_t i, size_t j) {
+      return boundary + 10.0 * double(j - i) + (j - i > 1 ? 3.0 * double(j - i) : 0.0);
+    };
+    return choosePartition(3, legal, cost).starts.size();
+  };
+  EXPECT_EQ(run(0.0), 3u); // free boundaries: never squeeze
+  EXPECT_EQ(run(8.0), 1u); // an M4-like boundary: fuse all
+}
+
+} // namespace
