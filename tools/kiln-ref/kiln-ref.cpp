@@ -1,0 +1,261 @@
+//===- kiln-ref.cpp - Generate tokens with the CPU reference --------------===//
+//
+// kiln-ref --config C.json --weights W.safetensors --prompt 1,2,3
+//          [--max-new N] [--greedy | --temperature T --top-p P --seed S]
+//          [--head-top-p P] [--print-logprobs]
+//
+// A thin command line over lib/Reference: it loads the config and weights,
+// feeds the prompt (Embryo: one step per token; Dory: one call with every
+// prompt row, then one-row decode calls) and samples new tokens. Only main()
+// prints and picks the exit code.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/IO/ModelConfig.h"
+#include "kiln/IO/Safetensors.h"
+#include "kiln/Reference/DorySession.h"
+#include "kiln/Reference/EmbryoSession.h"
+#include "kiln/Reference/Sampler.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+const char *kUsage =
+    "usage: kiln-ref --config C.json --weights W.safetensors --prompt 1,2,3\n"
+    "                [--max-new N] [--greedy | --temperature T --top-p P "
+    "--seed S]\n"
+    "                [--head-top-p P] [--print-logprobs]\n"
+    "\n"
+    "Runs the CPU reference of the config's family on the prompt and prints\n"
+    "the new tokens, comma-separated on one line.\n"
+    "\n"
+    "  --config PATH       model config JSON (docs/config.md)\n"
+    "  --weights PATH      safetensors weights, f16 or q8_2f (docs/weights.md)\n"
+    "  --prompt LIST       comma-separated token ids, at least one\n"
+    "  --max-new N         tokens to generate (default 64)\n"
+    "  --greedy            argmax decoding (the default)\n"
+    "  --temperature T     sample at temperature T > 0 (turns off --greedy)\n"
+    "  --top-p P           nucleus mass in (0, 1] when sampling (default 1)\n"
+    "  --seed S            sampler seed, an unsigned integer (default 0)\n"
+    "  --head-top-p P      Embryo only: gate the hierarchical head from P\n"
+    "                      (clusters outside the top-P set are dropped)\n"
+    "  --print-logprobs    print one line per new token instead:\n"
+    "                      <token> <its log-probability>\n"
+    "  --help              this text\n";
+
+struct Options {
+  std::string configPath, weightsPath;
+  std::vector<int> prompt;
+  long maxNew = 64;
+  kiln::ref::SamplingOptions sampling;
+  uint64_t seed = 0;
+  std::optional<double> headTopP;
+  bool printLogProbs = false;
+  bool help = false;
+};
+
+int fail(const std::string &message) {
+  std::fprintf(stderr, "kiln-ref: error: %s\n", message.c_str());
+  return 1;
+}
+
+bool parseLong(const std::string &text, long &out) {
+  if (text.empty())
+    return false;
+  char *end = nullptr;
+  errno = 0;
+  out = std::strtol(text.c_str(), &end, 10);
+  return errno == 0 && *end == '\0';
+}
+
+bool parseDouble(const std::string &text, double &out) {
+  if (text.empty())
+    return false;
+  char *end = nullptr;
+  errno = 0;
+  out = std::strtod(text.c_str(), &end);
+  return errno == 0 && *end == '\0' && std::isfinite(out);
+}
+
+bool parseUnsigned(const std::string &text, uint64_t &out) {
+  if (text.empty() || text[0] == '-')
+    return false;
+  char *end = nullptr;
+  errno = 0;
+  out = std::strtoull(text.c_str(), &end, 10);
+  return errno == 0 && *end == '\0';
+}
+
+// Returns an error message, or empty on success.
+std::string parsePrompt(const std::string &text, std::vector<int> &out) {
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    const std::string item = text.substr(
+        start, comma == std::string::npos ? std::string::npos : comma - start);
+    long value = 0;
+    if (!parseLong(item, value) || value < 0 || value > 0x7fffffff)
+      return "--prompt: '" + item + "' is not a token id (a non-negative "
+             "integer); expected e.g. 1,2,3";
+    out.push_back(static_cast<int>(value));
+    if (comma == std::string::npos)
+      return "";
+    start = comma + 1;
+  }
+}
+
+std::string parseOptions(int argc, char **argv, Options &o) {
+  bool sawTemperature = false, sawGreedy = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    auto value = [&](std::string &out) -> bool {
+      if (i + 1 >= argc)
+        return false;
+      out = argv[++i];
+      return true;
+    };
+    std::string text;
+    if (flag == "--help" || flag == "-h") {
+      o.help = true;
+    } else if (flag == "--greedy") {
+      sawGreedy = true;
+    } else if (flag == "--print-logprobs") {
+      o.printLogProbs = true;
+    } else if (flag == "--config" || flag == "--weights" ||
+               flag == "--prompt" || flag == "--max-new" ||
+               flag == "--temperature" || flag == "--top-p" ||
+               flag == "--seed" || flag == "--head-top-p") {
+      if (!value(text))
+        return flag + " needs a value";
+      double number = 0;
+      if (flag == "--config") {
+        o.configPath = text;
+      } else if (flag == "--weights") {
+        o.weightsPath = text;
+      } else if (flag == "--prompt") {
+        if (std::string e = parsePrompt(text, o.prompt); !e.empty())
+          return e;
+      } else if (flag == "--max-new") {
+        if (!parseLong(text, o.maxNew) || o.maxNew < 0)
+          return "--max-new: '" + text + "' is not a non-negative integer";
+      } else if (flag == "--temperature") {
+        if (!parseDouble(text, number) || number <= 0)
+          return "--temperature: '" + text + "' must be a number > 0";
+        o.sampling.temperature = number;
+        sawTemperature = true;
+      } else if (flag == "--top-p") {
+        if (!parseDouble(text, number) || number <= 0 || number > 1)
+          return "--top-p: '" + text + "' must be a number in (0, 1]";
+        o.sampling.topP = number;
+      } else if (flag == "--seed") {
+        if (!parseUnsigned(text, o.seed))
+          return "--seed: '" + text + "' is not an unsigned integer";
+      } else if (flag == "--head-top-p") {
+        if (!parseDouble(text, number) || number <= 0 || number > 1)
+          return "--head-top-p: '" + text + "' must be a number in (0, 1]";
+        o.headTopP = number;
+      }
+    } else {
+      return "unknown option '" + flag + "' (see --help)";
+    }
+  }
+  if (o.help)
+    return "";
+  if (sawGreedy && sawTemperature)
+    return "--greedy and --temperature exclude each other";
+  o.sampling.greedy = !sawTemperature;
+  if (o.configPath.empty())
+    return "--config is required (see --help)";
+  if (o.weightsPath.empty())
+    return "--weights is required (see --help)";
+  if (o.prompt.empty())
+    return "--prompt is required: at least one token id";
+  return "";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options options;
+  if (std::string e = parseOptions(argc, argv, options); !e.empty())
+    return fail(e);
+  if (options.help) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  auto config = kiln::io::loadModelConfig(options.configPath);
+  if (!config)
+    return fail(config.error().message());
+  auto file = kiln::io::SafetensorsFile::open(options.weightsPath);
+  if (!file)
+    return fail(file.error().message());
+  if (options.headTopP && !config->isEmbryo())
+    return fail("--head-top-p applies to Embryo models only");
+  const size_t total = options.prompt.size() + static_cast<size_t>(options.maxNew);
+  if (total > static_cast<size_t>(config->maxPosition))
+    return fail("prompt (" + std::to_string(options.prompt.size()) +
+                ") + --max-new (" + std::to_string(options.maxNew) +
+                ") exceeds max_position (" +
+                std::to_string(config->maxPosition) + ")");
+
+  // One function per family behind a common "next log-probs" interface.
+  std::unique_ptr<kiln::ref::EmbryoSession> embryo;
+  std::unique_ptr<kiln::ref::DorySession> dory;
+  if (config->isEmbryo()) {
+    auto model = kiln::ref::loadEmbryoModel(*config, *file);
+    if (!model)
+      return fail(model.error().message());
+    embryo = std::make_unique<kiln::ref::EmbryoSession>(
+        std::make_shared<const kiln::ref::EmbryoModel>(std::move(*model)));
+    if (options.headTopP)
+      embryo->setHeadTopP(static_cast<float>(*options.headTopP));
+  } else {
+    auto model = kiln::ref::loadDoryModel(*config, *file);
+    if (!model)
+      return fail(model.error().message());
+    dory = std::make_unique<kiln::ref::DorySession>(
+        std::make_shared<const kiln::ref::DoryModel>(std::move(*model)));
+  }
+  auto run = [&](const std::vector<int> &tokens)
+      -> kiln::io::Expected<std::vector<float>> {
+    if (dory)
+      return dory->forward(tokens);
+    kiln::io::Expected<std::vector<float>> last =
+        kiln::io::Error("empty step");
+    for (int token : tokens) {
+      last = embryo->step(token);
+      if (!last)
+        return last;
+    }
+    return last;
+  };
+
+  kiln::ref::SplitMix64 rng(options.seed);
+  auto logProbs = run(options.prompt);
+  std::vector<int> generated;
+  for (long n = 0; n < options.maxNew; ++n) {
+    if (!logProbs)
+      return fail(logProbs.error().message());
+    const int token = kiln::ref::sampleToken(*logProbs, options.sampling, rng);
+    if (options.printLogProbs)
+      std::printf("%d %.9g\n", token,
+                  static_cast<double>((*logProbs)[static_cast<size_t>(token)]));
+    generated.push_back(token);
+    if (n + 1 < options.maxNew)
+      logProbs = run({token});
+  }
+  if (!options.printLogProbs) {
+    for (size_t i = 0; i < generated.size(); ++i)
+      std::printf("%s%d", i ? "," : "", generated[i]);
+    std::printf("\n");
+  }
+  return 0;
+}
