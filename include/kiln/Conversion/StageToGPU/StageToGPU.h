@@ -1,0 +1,35 @@
+//===- StageToGPU.h - Stages to GPU kernels ---------------------*- C++ -*-===//
+#ifndef KILN_CONVERSION_STAGETOGPU_STAGETOGPU_H
+#define KILN_CONVERSION_STAGETOGPU_STAGETOGPU_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace kiln {
+
+#define GEN_PASS_DECL_CONVERTSTAGETOGPU
+#include "kiln/Conversion/Passes.h.inc"
+
+/// How kernels are shaped; the pass fills it from its options and the target.
+struct StageToGPUOptions {
+  int64_t rowWorkgroupSize = 64;
+  int64_t reduceWorkgroupSize = 256;
+  int64_t headWorkgroupSize = 64;
+  bool subgroupReduce = false;
+};
+
+/// Lowers every stage.dispatch of `module` into a kernel of the
+/// `gpu.module @kiln_kernels` and a gpu.launch_func. Errors are emitted as
+/// diagnostics on the offending op.
+mlir::LogicalResult convertStagesToGPU(mlir::ModuleOp module,
+                                       const StageToGPUOptions &options);
+
+} // namespace kiln
+
+#endif // KILN_CONVERSION_STAGETOGPU_STAGETOGPU_H

@@ -1,0 +1,498 @@
+//===- StageOps.td - Kiln's kernel-sized stages -------------*- tablegen -*-===//
+//
+// A stage is one kernel-sized step of a token: it names every buffer it reads
+// and writes as a static memref operand. Stages sit inside `stage.dispatch`
+// regions; a dispatch becomes one GPU kernel (convert-stage-to-gpu).
+// Buffer conventions (docs/stages.md): activations are memref<N x f32>;
+// matrices are memref<R x G x vector<4xi32>>, each row padded with zeros to a
+// whole number of 16-byte groups (8 halves for f16, 16 codes for q8_2f);
+// per-token values come from a params buffer memref<P x i32> (P >= 4):
+// word 0 token, word 1 position, word 2 head gate (f32 bits), word 3 spare.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_DIALECT_STAGE_IR_STAGEOPS_TD
+#define KILN_DIALECT_STAGE_IR_STAGEOPS_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Stage_Dialect : Dialect {
+  let name = "stage";
+  let cppNamespace = "::kiln::stage";
+  let summary = "Kernel-sized stages and the dispatch regions that group them";
+  let description = [{
+    Stages are the level between Kiln's model graph and GPU kernels. Each op
+    names the buffers it reads and writes (static memrefs) and states the
+    rules it needs in its verifier; `stage.dispatch` groups stages into one
+    kernel.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+}
+
+class Stage_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Stage_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Stage_MatrixFormat : I32EnumAttr<"MatrixFormat", "storage form of a matrix", [
+    I32EnumAttrCase<"f16", 0>,
+    I32EnumAttrCase<"q8_2f", 1>]> {
+  let cppNamespace = "::kiln::stage";
+  let genSpecializedAttr = 0;
+}
+def Stage_MatrixFormatAttr : EnumAttr<Stage_Dialect, Stage_MatrixFormat, "format"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Stage_Activation : I32EnumAttr<"Activation", "activation applied to a matvec input", [
+    I32EnumAttrCase<"none", 0>,
+    I32EnumAttrCase<"silu_mul", 1>]> {
+  let cppNamespace = "::kiln::stage";
+  let genSpecializedAttr = 0;
+}
+def Stage_ActivationAttr : EnumAttr<Stage_Dialect, Stage_Activation, "activation"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+//===----------------------------------------------------------------------===//
+// Buffer type constraints
+//===----------------------------------------------------------------------===//
+
+def Stage_Vector : MemRefRankOf<[F32], [1]>;
+def Stage_Planes : MemRefRankOf<[F32], [2]>;
+def Stage_Cube : MemRefRankOf<[F32], [3]>;
+def Stage_Words : MemRefRankOf<[I32], [1]>;
+def Stage_PackedMatrix : MemRefRankOf<[VectorOfLengthAndType<[4], [I32]>], [2]>;
+def Stage_VectorOrPlanes : MemRefRankOf<[F32], [1, 2]>;
+
+//===----------------------------------------------------------------------===//
+// Dispatch region
+//===----------------------------------------------------------------------===//
+
+def Stage_DispatchOp : Stage_Op<"dispatch", [SingleBlock, NoTerminator,
+    RecursiveMemoryEffects]> {
+  let summary = "A group of stages that runs as one GPU kernel";
+  let description = [{
+    The body holds one or more stage ops in order. One stage lowers to one
+    kernel with that stage's grid. Several stages lower to one kernel only when
+    each runs in a single workgroup (rmsnorm, router, cluster_logits, slerp,
+    dory_mix): the kernel runs them in order with a workgroup barrier between
+    them. The buffers used by the stages become the kernel's bindings, in order
+    of first use.
+
+    ```mlir
+    stage.dispatch "final_norm" {
+      stage.rmsnorm residual(%h : memref<200xf32>) weight(%w : memref<200xf32>)
+          outs(%x : memref<200xf32>) {eps = 1.0e-06 : f32}
+    }
+    ```
+  }];
+  let arguments = (ins OptionalAttr<StrAttr>:$kernel_name);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "($kernel_name^)? attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "::mlir::StringRef":$name)>];
+}
+
+//===----------------------------------------------------------------------===//
+// Embryo stages
+//===----------------------------------------------------------------------===//
+
+def Stage_EmbedGatherOp : Stage_Op<"embed_gather"> {
+  let summary = "Copies the row of the current token out of an f16 table";
+  let description = [{
+    `out[i] = f32(table[params[0]][i])`: the residual starts as the token's
+    embedding (MODELS.md, Embryo step 1). The table is packed f16, 8 halves per
+    vector<4xi32>, rows padded to whole groups. A token id at or past the
+    vocabulary writes zeros. One thread per 8 values.
+
+    ```mlir
+    stage.embed_gather table(%e : memref<50x25xvector<4xi32>>)
+        params(%p : memref<4xi32>) out(%h : memref<200xf32>)
+    ```
+  }];
+  let arguments = (ins Stage_PackedMatrix:$table, Stage_Words:$params,
+                       Stage_Vector:$out);
+  let assemblyFormat = [{
+    `table` `(` $table `:` type($table) `)` `params` `(` $params `:` type($params) `)`
+    `out` `(` $out `:` type($out) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Stage_RMSNormOp : Stage_Op<"rmsnorm", [AttrSizedOperandSegments]> {
+  let summary = "Residual add of split-K planes, then RMSNorm into its consumers' inputs";
+  let description = [{
+    With `partials` (K planes of H): `h += Σ_k partials[k]` and `h` is written
+    back. Then `x = rms(h) ⊙ w` (`w` is `1 + w` under `zero_centered`),
+    written to every output; output `i` is multiplied by `folds[i]` (the column
+    field of the q8_2f matrix that reads it) when folds are given. One
+    workgroup; each lane walks the row with a stride of the workgroup size.
+    MODELS.md, Embryo step 2.
+
+    ```mlir
+    stage.rmsnorm residual(%h : memref<200xf32>)
+        partials(%parts : memref<2x200xf32>) weight(%w : memref<200xf32>)
+        outs(%x : memref<200xf32>) {eps = 1.0e-06 : f32, zero_centered}
+    ```
+  }];
+  let arguments = (ins Stage_Vector:$residual, Optional<Stage_Planes>:$partials,
+                       Stage_Vector:$weight, Variadic<Stage_Vector>:$outs,
+                       Variadic<Stage_Vector>:$folds, F32Attr:$eps,
+                       UnitAttr:$zero_centered);
+  let assemblyFormat = [{
+    `residual` `(` $residual `:` type($residual) `)`
+    (`partials` `(` $partials^ `:` type($partials) `)`)?
+    `weight` `(` $weight `:` type($weight) `)`
+    `outs` `(` $outs `:` type($outs) `)`
+    (`folds` `(` $folds^ `:` type($folds) `)`)? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Stage_MatVecOp : Stage_Op<"matvec", [AttrSizedOperandSegments]> {
+  let summary = "y = W x on packed f16 or q8_2f rows, optionally split-K";
+  let description = [{
+    `y[r] = Σ_c W[r][c] x[c]`, f32 accumulation. `f16`: W packed 8 halves per
+    vector<4xi32>. `q8_2f`: 16 int8 codes per vector<4xi32> and
+    `y[r] = row_scale[r] · Σ_c q[r][c] x[c]`, where `x` already carries the
+    column field (folded by its producer). `activation = silu_mul` reads
+    `silu(input) ⊙ up` instead of `input`. With `split_k = K > 1` the row's
+    groups are cut into K chunks; chunk k lands in plane k of `out`
+    (K x R) and the next norm adds the planes. `accumulate` adds into `out`.
+    `fold` multiplies y by the consumer's column field. One short thread per
+    (row, chunk), 64 per workgroup.
+
+    ```mlir
+    stage.matvec weight(%w : memref<72x25xvector<4xi32>>)
+        input(%x : memref<200xf32>) out(%y : memref<72xf32>)
+        {format = #stage.format<f16>}
+    ```
+  }];
+  let arguments = (ins Stage_PackedMatrix:$weight, Optional<Stage_Vector>:$row_scale,
+                       Stage_Vector:$input, Optional<Stage_Vector>:$up,
+                       Stage_VectorOrPlanes:$out, Optional<Stage_Vector>:$fold,
+                       Stage_MatrixFormatAttr:$format,
+                       DefaultValuedAttr<Stage_ActivationAttr, "::kiln::stage::Activation::none">:$activation,
+                       DefaultValuedAttr<I64Attr, "1">:$split_k,
+                       UnitAttr:$accumulate);
+  let assemblyFormat = [{
+    `weight` `(` $weight `:` type($weight) `)`
+    (`row_scale` `(` $row_scale^ `:` type($row_scale) `)`)?
+    `input` `(` $input `:` type($input) `)`
+    (`up` `(` $up^ `:` type($up) `)`)?
+    `out` `(` $out `:` type($out) `)`
+    (`fold` `(` $fold^ `:` type($fold) `)`)? attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getRows();
+    int64_t getColumns();
+    /// Columns per 16-byte group: 8 for f16, 16 for q8_2f.
+    int64_t getGroupWidth();
+  }];
+}
+
+class Stage_BinaryOp<string mnemonic, string what> : Stage_Op<mnemonic> {
+  let arguments = (ins Stage_Vector:$lhs, Stage_Vector:$rhs, Stage_Vector:$out,
+                       Optional<Stage_Vector>:$fold);
+  let assemblyFormat = [{
+    `ins` `(` $lhs `,` $rhs `:` type($lhs) `,` type($rhs) `)`
+    `out` `(` $out `:` type($out) `)`
+    (`fold` `(` $fold^ `:` type($fold) `)`)? attr-dict
+  }];
+  let hasVerifier = 1;
+  let description = "`out[i] = " # what # "`, times `fold[i]` when given; one thread per value.\n\n"
+    # "```mlir\nstage." # mnemonic # " ins(%a, %b : memref<64xf32>, memref<64xf32>) out(%o : memref<64xf32>)\n```";
+}
+
+def Stage_SiluMulOp : Stage_BinaryOp<"silu_mul", "silu(lhs[i]) · rhs[i]"> {
+  let summary = "The gated FFN activation silu(a) ⊙ b";
+}
+def Stage_AddOp : Stage_BinaryOp<"add", "lhs[i] + rhs[i]"> {
+  let summary = "Elementwise sum";
+}
+def Stage_MulOp : Stage_BinaryOp<"mul", "lhs[i] · rhs[i]"> {
+  let summary = "Elementwise product (a per-channel scale)";
+}
+def Stage_SigmoidGateOp : Stage_BinaryOp<"sigmoid_gate", "lhs[i] · σ(rhs[i])"> {
+  let summary = "Output gate o ⊙ σ(g) (Dory's attention gate, with g pre-scaled)";
+}
+
+def Stage_ConvRingOp : Stage_Op<"conv_ring"> {
+  let summary = "Depthwise causal conv over a ring of past inputs, ring shift, silu";
+  let description = [{
+    Per channel c: `y = x[c]·taps[c][kk−1] + Σ_{j<kk−1} ring[j][c]·taps[c][j]`
+    (ring[0] oldest), then the ring shifts by one and stores `x[c]` as newest,
+    and `out[c] = silu(y)`. A channel depends on nothing else: one thread per
+    channel, the ring updated in place. `ring` is absent when kk = 1.
+    MODELS.md, GDN mixer.
+
+    ```mlir
+    stage.conv_ring input(%c : memref<96xf32>) taps(%t : memref<96x4xf32>)
+        ring(%r : memref<3x96xf32>) out(%cq : memref<96xf32>)
+    ```
+  }];
+  let arguments = (ins Stage_Vector:$input, Stage_Planes:$taps,
+                       Optional<Stage_Planes>:$ring, Stage_Vector:$out);
+  let assemblyFormat = [{
+    `input` `(` $input `:` type($input) `)` `taps` `(` $taps `:` type($taps) `)`
+    (`ring` `(` $ring^ `:` type($ring) `)`)? `out` `(` $out `:` type($out) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Stage_GdnStepOp : Stage_Op<"gdn_step"> {
+  let summary = "Gated delta-rule state step and gated RMSNorm, one workgroup per head";
+  let description = [{
+    For value head h (key head h / (nv/nk)): q̂, k̂ normalised from `qkv`,
+    `g = exp(−exp(a_log[h])·softplus(a[h] + dt_bias[h]))`, `β = σ(b[h])`,
+    `S ← g·S + k̂ ⊗ β(v − g·Sᵀk̂)`, `o = Sᵀq̂`, then
+    `out_h = rms(o) ⊙ norm ⊙ silu(z_h)` (times `fold` when given). The state
+    is [nv, dk, dv] and updated in place; a lane owns value columns.
+    MODELS.md, GDN mixer.
+
+    ```mlir
+    stage.gdn_step qkv(%cq : memref<96xf32>) z(%z : memref<32xf32>)
+        a(%a : memref<2xf32>) b(%b : memref<2xf32>) a_log(%al : memref<2xf32>)
+        dt_bias(%dt : memref<2xf32>) norm(%n : memref<16xf32>)
+        state(%s : memref<2x16x16xf32>) out(%o : memref<32xf32>)
+        {num_k_heads = 1 : i64, eps = 1.0e-06 : f32}
+    ```
+  }];
+  let arguments = (ins Stage_Vector:$qkv, Stage_Vector:$z, Stage_Vector:$a,
+                       Stage_Vector:$b, Stage_Vector:$a_log, Stage_Vector:$dt_bias,
+                       Stage_Vector:$norm, Stage_Cube:$state, Stage_Vector:$out,
+                       Optional<Stage_Vector>:$fold, I64Attr:$num_k_heads,
+                       F32Attr:$eps);
+  let assemblyFormat = [{
+    `qkv` `(` $qkv `:` type($qkv) `)` `z` `(` $z `:` type($z) `)`
+    `a` `(` $a `:` type($a) `)` `b` `(` $b `:` type($b) `)`
+    `a_log` `(` $a_log `:` type($a_log) `)` `dt_bias` `(` $dt_bias `:` type($dt_bias) `)`
+    `norm` `(` $norm `:` type($norm) `)` `state` `(` $state `:` type($state) `)`
+    `out` `(` $out `:` type($out) `)` (`fold` `(` $fold^ `:` type($fold) `)`)? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Stage_RopeKvWriteOp : Stage_Op<"rope_kv_write"> {
+  let summary = "Rotary embedding of q and k at the token's position; k, v into the ring";
+  let description = [{
+    Pairs (i, i + rd/2), i < rd/2, of every head rotate by `position·θ_i`,
+    `θ_i = rope_theta^(−2i/rd)`; dims ≥ rd pass through. The rotated query goes
+    to `q_out`; k (rotated) and v go to ring slot `position mod W` of
+    `k_ring`/`v_ring` ([kvh, W, hd]). Position from params word 1. One thread
+    per rotated pair or passed-through dim. MODELS.md, anchor mixer.
+
+    ```mlir
+    stage.rope_kv_write q(%q : memref<48xf32>) k(%k : memref<16xf32>)
+        v(%v : memref<16xf32>) params(%p : memref<4xi32>) q_out(%qr : memref<48xf32>)
+        k_ring(%kr : memref<1x8x16xf32>) v_ring(%vr : memref<1x8x16xf32>)
+        {rotary_dim = 8 : i64, rope_theta = 10000.0 : f32}
+    ```
+  }];
+  let arguments = (ins Stage_Vector:$q, Stage_Vector:$k, Stage_Vector:$v,
+                       Stage_Words:$params, Stage_Vector:$q_out, Stage_Cube:$k_ring,
+                       Stage_Cube:$v_ring, I64Attr:$rotary_dim, F32Attr:$rope_theta);
+  let assemblyFormat = [{
+    `q` `(` $q `:` type($q) `)` `k` `(` $k `:` type($k) `)` `v` `(` $v `:` type($v) `)`
+    `params` `(` $params `:` type($params) `)` `q_out` `(` $q_out `:` type($q_out) `)`
+    `k_ring` `(` $k_ring `:` type($k_ring) `)` `v_ring` `(` $v_ring `:` type($v_ring) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Stage_AttentionOp : Stage_Op<"attention", [AttrSizedOperandSegments]> {
+  let summary = "Bounded attention over a ring with sinks and per-group windows";
+  let description = [{
+    Query head hq reads KV head `hq / (qh/kvh)`: its `ns` sink keys (scored
+    against the un-rotated query `q_plain`), then the last
+    `min(position + 1, W_kh)` ring keys (scored against `q_rot`). Score =
+    `q·k · scale` (default 1/sqrt(hd)). Softmax in which a key more than 16
+    below the maximum is dropped from sum and normaliser; `out = Σ w·v`. One
+    workgroup per query head, scores in workgroup memory.
+    MODELS.md, anchor mixer.
+
+    ```mlir
+    stage.attention q_rot(%qr : memref<48xf32>) q_plain(%q : memref<48xf32>)
+        k_ring(%kr : memref<1x8x16xf32>) v_ring(%vr : memref<1x8x16xf32>)
+        params(%p : memref<4xi32>) out(%o : memref<48xf32>)
+    ```
+  }];
+  let arguments = (ins Stage_Vector:$q_rot, Stage_Vector:$q_plain,
+                       Stage_Cube:$k_ring, Stage_Cube:$v_ring,
+                       Optional<Stage_Cube>:$sink_k, Optional<Stage_Cube>:$sink_v,
+                       Stage_Words:$params, Stage_Vector:$out,
+                       Optional<Stage_Vector>:$fold,
+                       OptionalAttr<DenseI64ArrayAttr>:$group_windows,
+                       OptionalAttr<F32Attr>:$scale);
+  let assemblyFormat = [{
+    `q_rot` `(` $q_rot `:` type($q_rot) `)` `q_plain` `(` $q_plain `:` type($q_plain) `)`
+    `k_ring` `(` $k_ring `:` type($k_ring) `)` `v_ring` `(` $v_ring `:` type($v_ring) `)`
+    (`sinks` `(` $sink_k^ `,` $sink_v `:` type($sink_k) `,` type($sink_v) `)`)?
+    `params` `(` $params `:` type($params) `)` `out` `(` $out `:` type($out) `)`
+    (`fold` `(` $fold^ `:` type($fold) `)`)? attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The largest number of keys one head can see: sinks plus the ring.
+    int64_t getMaxKeys();
+    static constexpr int64_t kMaxKeys = 4096;
+  }];
+}
+
+def Stage_RouterOp : Stage_Op<"router", [AttrSizedOperandSegments]> {
+  let summary = "Resonance router: the expert with the best score off its subspace";
+  let description = [{
+    `err_e = |x−μ_e|² − Σ_c (U_e,c·(x−μ_e))²`, `score_e = bias_e − err_e`, or −∞
+    where shells are given and `err_e > shells_e`. Writes the top expert's id to
+    `selected[0]`; the lower id wins a tie, and expert 0 is picked when every
+    expert is masked. One workgroup, a workgroup reduction per expert component.
+    MODELS.md, resonance router.
+
+    ```mlir
+    stage.router input(%x : memref<200xf32>) centres(%mu : memref<4x200xf32>)
+        bias(%b : memref<4xf32>) selected(%sel : memref<1xi32>)
+    ```
+  }];
+  let arguments = (ins Stage_Vector:$input, Stage_Planes:$centres,
+                       Optional<Stage_Cube>:$basis, Stage_Vector:$bias,
+                       Optional<Stage_Vector>:$shells, Stage_Words:$selected);
+  let assemblyFormat = [{
+    `input` `(` $input `:` type($input) `)` `centres` `(` $centres `:` type($centres) `)`
+    (`basis` `(` $basis^ `:` type($basis) `)`)? `bias` `(` $bias `:` type($bias) `)`
+    (`shells` `(` $shells^ `:` type($shells) `)`)?
+    `selected` `(` $selected `:` type($selected) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Stage_ClusterLogitsOp : Stage_Op<"cluster_logits"> {
+  let summary = "Cluster log-probabilities of the hierarchical head";
+  let description = [{
+    `out = log_softmax(C x)` over NC clusters (C f32, NC x H). One workgroup.
+    MODELS.md, hierarchical head.
+
+    ```mlir
+    stage.cluster_logits input(%x : memref<200xf32>)
+        clusters(%c : memref<6x200xf32>) out(%lc : memref<6xf32>)
+    ```
+  }];
+  let arguments = (ins Stage_Vector:$input, Stage_Planes:$clusters, Stage_Vector:$out);
+  let assemblyFormat = [{
+    `input` `(` $input `:` type($input) `)` `clusters` `(` $clusters `:` type($clusters) `)`
+    `out` `(` $out `:` type($out) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Stage_HeadRowsOp : Stage_Op<"head_rows"> {
+  let summary = "Token log-probabilities of the open clusters";
+  let description = [{
+    One workgroup per cluster c of `cluster_size` tokens. Below the gate
+    (params word 2, f32 bits; −∞ opens all) every token of c gets −1e30 and no
+    row is read. Otherwise `r = R x` over the cluster's rows and
+    `logp = lc[c] + r − logsumexp(r)`. Rows packed as in matvec.
+    MODELS.md, hierarchical head.
+
+    ```mlir
+    stage.head_rows input(%x : memref<200xf32>) rows(%r : memref<24x25xvector<4xi32>>)
+        cluster_logp(%lc : memref<6xf32>) params(%p : memref<4xi32>)
+        out(%logits : memref<24xf32>) {format = #stage.format<f16>}
+    ```
+  }];
+  let arguments = (ins Stage_Vector:$input, Stage_PackedMatrix:$rows,
+                       Optional<Stage_Vector>:$row_scale, Stage_Vector:$cluster_logp,
+                       Stage_Words:$params, Stage_Vector:$out,
+                       Stage_MatrixFormatAttr:$format);
+  let assemblyFormat = [{
+    `input` `(` $input `:` type($input) `)` `rows` `(` $rows `:` type($rows) `)`
+    (`row_scale` `(` $row_scale^ `:` type($row_scale) `)`)?
+    `cluster_logp` `(` $cluster_logp `:` type($cluster_logp) `)`
+    `params` `(` $params `:` type($params) `)` `out` `(` $out `:` type($out) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Dory stages
+//===----------------------------------------------------------------------===//
+
+def Stage_DoryPrepOp : Stage_Op<"dory_prep"> {
+  let summary = "Dory's full rotary, unit heads, query scale, k and v into the ring";
+  let description = [{
+    Pairs (i, i + hd/2) of every head rotate by `position·θ_i`
+    (`θ_i = rope_theta^(−2i/hd)`); then `q ← unit(q) ⊙ s_qk[head]`,
+    `k ← unit(k)`; k, v go to ring slot `position mod cap` of the [kvh, cap, hd]
+    rings. One workgroup per head. MODELS.md, Dory prep.
+
+    ```mlir
+    stage.dory_prep q(%q : memref<64xf32>) k(%k : memref<16xf32>) v(%v : memref<16xf32>)
+        s_qk(%s : memref<4x16xf32>) params(%p : memref<4xi32>) q_out(%qo : memref<64xf32>)
+        k_ring(%kr : memref<1x8x16xf32>) v_ring(%vr : memref<1x8x16xf32>)
+        {rope_theta = 10000.0 : f32, eps = 1.0e-06 : f32}
+    ```
+  }];
+  let arguments = (ins Stage_Vector:$q, Stage_Vector:$k, Stage_Vector:$v,
+                       Stage_Planes:$s_qk, Stage_Words:$params, Stage_Vector:$q_out,
+                       Stage_Cube:$k_ring, Stage_Cube:$v_ring, F32Attr:$rope_theta,
+                       F32Attr:$eps);
+  let assemblyFormat = [{
+    `q` `(` $q `:` type($q) `)` `k` `(` $k `:` type($k) `)` `v` `(` $v `:` type($v) `)`
+    `s_qk` `(` $s_qk `:` type($s_qk) `)` `params` `(` $params `:` type($params) `)`
+    `q_out` `(` $q_out `:` type($q_out) `)`
+    `k_ring` `(` $k_ring `:` type($k_ring) `)` `v_ring` `(` $v_ring `:` type($v_ring) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Stage_SlerpOp : Stage_Op<"slerp"> {
+  let summary = "nGPT residual: h ← unit(ĥ + α ⊙ (ô − ĥ))";
+  let description = [{
+    `ĥ = unit(h)`, `ô = unit(update)`, `h ← unit(ĥ + alpha ⊙ (ô − ĥ))`, in
+    place. One workgroup. MODELS.md, Dory residual.
+
+    ```mlir
+    stage.slerp hidden(%h : memref<64xf32>) update(%o : memref<64xf32>)
+        alpha(%a : memref<64xf32>) {eps = 1.0e-06 : f32}
+    ```
+  }];
+  let arguments = (ins Stage_Vector:$hidden, Stage_Vector:$update,
+                       Stage_Vector:$alpha, F32Attr:$eps);
+  let assemblyFormat = [{
+    `hidden` `(` $hidden `:` type($hidden) `)` `update` `(` $update `:` type($update) `)`
+    `alpha` `(` $alpha `:` type($alpha) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Stage_DoryMixOp : Stage_Op<"dory_mix"> {
+  let summary = "Edges of Dory's looped block";
+  let description = [{
+    mode 0: `in = st = h`, `h = unit(h)`; mode 1: `st = unit(h)`,
+    `h = unit(st + in)`; mode 2: `h = unit(h)`; mode 3: `h = st = unit(h)`;
+    mode 4: `h = unit(st + in)`. One workgroup. MODELS.md, loop edges.
+
+    ```mlir
+    stage.dory_mix hidden(%h : memref<64xf32>) entry(%in : memref<64xf32>)
+        state(%st : memref<64xf32>) {mode = 1 : i64, eps = 1.0e-06 : f32}
+    ```
+  }];
+  let arguments = (ins Stage_Vector:$hidden, Stage_Vector:$entry, Stage_Vector:$state,
+                       I64Attr:$mode, F32Attr:$eps);
+  let assemblyFormat = [{
+    `hidden` `(` $hidden `:` type($hidden) `)` `entry` `(` $entry `:` type($entry) `)`
+    `state` `(` $state `:` type($state) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // KILN_DIALECT_STAGE_IR_STAGEOPS_TD

@@ -1,0 +1,483 @@
+//===- StageOps.cpp - Verifiers of Kiln's stage ops -----------------------===//
+//
+// Every rule a kernel relies on is checked here, with a message naming the
+// rule and the values involved, so that StageToGPU can assume them.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Dialect/Stage/IR/StageOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace kiln::stage;
+
+namespace {
+
+int64_t dim(Value buffer, unsigned index) {
+  return llvm::cast<MemRefType>(buffer.getType()).getDimSize(index);
+}
+
+/// Kernels index buffers with constants taken from their types and bind them
+/// as plain storage buffers: shapes must be static, layouts identity.
+LogicalResult verifyBuffers(Operation *op) {
+  for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
+    auto type = llvm::dyn_cast<MemRefType>(operand.getType());
+    if (!type)
+      continue;
+    if (!type.hasStaticShape())
+      return op->emitOpError("operand #")
+             << index << " must have a static shape, got " << type;
+    if (!type.getLayout().isIdentity())
+      return op->emitOpError("operand #")
+             << index << " must have the identity layout, got " << type;
+    if (type.getNumElements() == 0)
+      return op->emitOpError("operand #")
+             << index << " must not be empty, got " << type;
+  }
+  return success();
+}
+
+LogicalResult expectSize(Operation *op, StringRef name, Value buffer,
+                         int64_t expected, StringRef rule) {
+  int64_t actual = llvm::cast<MemRefType>(buffer.getType()).getNumElements();
+  if (actual != expected)
+    return op->emitOpError() << name << " has " << actual
+                             << " elements, expected " << expected << " ("
+                             << rule << ")";
+  return success();
+}
+
+LogicalResult verifyParams(Operation *op, Value params) {
+  if (dim(params, 0) < 4)
+    return op->emitOpError("params must hold at least 4 words (token, "
+                           "position, gate, spare), got ")
+           << dim(params, 0);
+  return success();
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+bool isSingleWorkgroupStage(Operation *op) {
+  return isa<RMSNormOp, RouterOp, ClusterLogitsOp, SlerpOp, DoryMixOp>(op);
+}
+
+} // namespace
+
+#define GET_OP_CLASSES
+#include "kiln/Dialect/Stage/IR/StageOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// DispatchOp
+//===----------------------------------------------------------------------===//
+
+void DispatchOp::build(OpBuilder &builder, OperationState &state,
+                       StringRef name) {
+  if (!name.empty())
+    state.addAttribute(getKernelNameAttrName(state.name),
+                       builder.getStringAttr(name));
+  Region *body = state.addRegion();
+  body->push_back(new Block());
+}
+
+LogicalResult DispatchOp::verify() {
+  Block &block = getBody().front();
+  if (block.empty())
+    return emitOpError("must hold at least one stage");
+  int64_t count = 0;
+  bool allSingleWorkgroup = true;
+  for (Operation &op : block) {
+    if (op.getDialect() != getOperation()->getDialect() || isa<DispatchOp>(op))
+      return emitOpError("may hold only stage ops, found '")
+             << op.getName() << "'";
+    ++count;
+    allSingleWorkgroup &= isSingleWorkgroupStage(&op);
+  }
+  if (count > 1 && !allSingleWorkgroup)
+    return emitOpError("with ")
+           << count
+           << " stages needs every stage to run in one workgroup (rmsnorm, "
+              "router, cluster_logits, slerp, dory_mix): only a workgroup "
+              "barrier may separate fused stages";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Embryo stages
+//===----------------------------------------------------------------------===//
+
+LogicalResult EmbedGatherOp::verify() {
+  if (failed(verifyBuffers(*this)) || failed(verifyParams(*this, getParams())))
+    return failure();
+  int64_t hidden = dim(getOut(), 0);
+  if (dim(getTable(), 1) != ceilDiv(hidden, 8))
+    return emitOpError("table rows hold ")
+           << dim(getTable(), 1) << " groups of 8 halves, expected ceil("
+           << hidden << "/8) = " << ceilDiv(hidden, 8)
+           << " for an output of " << hidden;
+  return success();
+}
+
+LogicalResult RMSNormOp::verify() {
+  if (failed(verifyBuffers(*this)))
+    return failure();
+  int64_t hidden = dim(getResidual(), 0);
+  if (failed(expectSize(*this, "weight", getWeight(), hidden,
+                        "one weight per residual value")))
+    return failure();
+  if (getPartials() && dim(getPartials(), 1) != hidden)
+    return emitOpError("partials planes hold ")
+           << dim(getPartials(), 1) << " values, expected the residual's "
+           << hidden;
+  if (getOuts().empty())
+    return emitOpError("needs at least one output");
+  for (Value out : getOuts())
+    if (failed(expectSize(*this, "output", out, hidden,
+                          "an output per residual value")))
+      return failure();
+  if (!getFolds().empty() && getFolds().size() != getOuts().size())
+    return emitOpError("has ")
+           << getFolds().size() << " folds for " << getOuts().size()
+           << " outputs: give one fold per output or none";
+  for (Value fold : getFolds())
+    if (failed(expectSize(*this, "fold", fold, hidden,
+                          "a column field per residual value")))
+      return failure();
+  if (getEps().convertToFloat() <= 0.0f)
+    return emitOpError("eps must be positive");
+  return success();
+}
+
+int64_t MatVecOp::getRows() {
+  auto type = llvm::cast<MemRefType>(getWeight().getType());
+  return type.getDimSize(0);
+}
+int64_t MatVecOp::getColumns() { return dim(getInput(), 0); }
+int64_t MatVecOp::getGroupWidth() {
+  return getFormat() == MatrixFormat::f16 ? 8 : 16;
+}
+
+LogicalResult MatVecOp::verify() {
+  if (failed(verifyBuffers(*this)))
+    return failure();
+  int64_t rows = getRows(), columns = getColumns();
+  int64_t groups = ceilDiv(columns, getGroupWidth());
+  if (dim(getWeight(), 1) != groups)
+    return emitOpError("weight rows hold ")
+           << dim(getWeight(), 1) << " 16-byte groups, expected ceil("
+           << columns << "/" << getGroupWidth() << ") = " << groups
+           << " for " << stringifyMatrixFormat(getFormat()) << " rows of "
+           << columns << " columns";
+  bool quantized = getFormat() == MatrixFormat::q8_2f;
+  if (quantized != static_cast<bool>(getRowScale()))
+    return emitOpError(quantized ? "q8_2f needs a row_scale operand"
+                                 : "f16 takes no row_scale operand");
+  if (getRowScale() &&
+      failed(expectSize(*this, "row_scale", getRowScale(), rows,
+                        "one scale per row")))
+    return failure();
+  bool gated = getActivation() == Activation::silu_mul;
+  if (gated != static_cast<bool>(getUp()))
+    return emitOpError(gated ? "activation silu_mul needs an up operand"
+                             : "an up operand needs activation silu_mul");
+  if (getUp() && failed(expectSize(*this, "up", getUp(), columns,
+                                   "up matches the input")))
+    return failure();
+  int64_t splitK = getSplitK();
+  if (splitK < 1 || splitK > groups)
+    return emitOpError("split_k must be in [1, ")
+           << groups << "] (the row's groups), got " << splitK;
+  auto outType = llvm::cast<MemRefType>(getOut().getType());
+  if (splitK == 1) {
+    if (outType.getRank() != 1 || outType.getDimSize(0) != rows)
+      return emitOpError("without split-K the output must be memref<")
+             << rows << "xf32>, got " << outType;
+  } else {
+    if (outType.getRank() != 2 || outType.getDimSize(0) != splitK ||
+        outType.getDimSize(1) != rows)
+      return emitOpError("split_k = ")
+             << splitK << " needs the output planes memref<" << splitK << "x"
+             << rows << "xf32>, got " << outType;
+    if (getFold())
+      return emitOpError("cannot fold a column field into split-K partial "
+                         "planes: the planes are summed later");
+  }
+  if (getFold() && failed(expectSize(*this, "fold", getFold(), rows,
+                                     "a column field per output row")))
+    return failure();
+  return success();
+}
+
+static LogicalResult verifyBinary(Operation *op, Value lhs, Value rhs,
+                                  Value out, Value fold) {
+  if (failed(verifyBuffers(op)))
+    return failure();
+  int64_t size = dim(out, 0);
+  if (failed(expectSize(op, "lhs", lhs, size, "operands match the output")) ||
+      failed(expectSize(op, "rhs", rhs, size, "operands match the output")))
+    return failure();
+  if (fold && failed(expectSize(op, "fold", fold, size,
+                                "a column field per output value")))
+    return failure();
+  return success();
+}
+
+LogicalResult SiluMulOp::verify() {
+  return verifyBinary(*this, getLhs(), getRhs(), getOut(), getFold());
+}
+LogicalResult AddOp::verify() {
+  return verifyBinary(*this, getLhs(), getRhs(), getOut(), getFold());
+}
+LogicalResult MulOp::verify() {
+  return verifyBinary(*this, getLhs(), getRhs(), getOut(), getFold());
+}
+LogicalResult SigmoidGateOp::verify() {
+  return verifyBinary(*this, getLhs(), getRhs(), getOut(), getFold());
+}
+
+LogicalResult ConvRingOp::verify() {
+  if (failed(verifyBuffers(*this)))
+    return failure();
+  int64_t channels = dim(getInput(), 0);
+  if (failed(expectSize(*this, "output", getOut(), channels,
+                        "one output per channel")))
+    return failure();
+  if (dim(getTaps(), 0) != channels)
+    return emitOpError("taps has ")
+           << dim(getTaps(), 0) << " rows, expected one per channel ("
+           << channels << ")";
+  int64_t taps = dim(getTaps(), 1);
+  if (taps == 1 && getRing())
+    return emitOpError("a 1-tap conv keeps no ring; drop the ring operand");
+  if (taps > 1) {
+    if (!getRing())
+      return emitOpError("a ") << taps << "-tap conv needs a ring of "
+                               << taps - 1 << " past inputs";
+    if (dim(getRing(), 0) != taps - 1 || dim(getRing(), 1) != channels)
+      return emitOpError("ring must be memref<")
+             << taps - 1 << "x" << channels << "xf32> (taps - 1 past inputs "
+             << "per channel), got " << getRing().getType();
+  }
+  return success();
+}
+
+LogicalResult GdnStepOp::verify() {
+  if (failed(verifyBuffers(*this)))
+    return failure();
+  int64_t nv = dim(getState(), 0), dk = dim(getState(), 1),
+          dv = dim(getState(), 2);
+  int64_t nk = getNumKHeads();
+  if (nk < 1 || nv % nk != 0)
+    return emitOpError("num_v_heads (")
+           << nv << ") must be a multiple of num_k_heads (" << nk << ")";
+  int64_t cdim = 2 * nk * dk + nv * dv;
+  if (failed(expectSize(*this, "qkv", getQkv(), cdim,
+                        "2·nk·dk + nv·dv")) ||
+      failed(expectSize(*this, "z", getZ(), nv * dv, "nv·dv")) ||
+      failed(expectSize(*this, "a", getA(), nv, "one per value head")) ||
+      failed(expectSize(*this, "b", getB(), nv, "one per value head")) ||
+      failed(expectSize(*this, "a_log", getALog(), nv, "one per value head")) ||
+      failed(expectSize(*this, "dt_bias", getDtBias(), nv,
+                        "one per value head")) ||
+      failed(expectSize(*this, "norm", getNorm(), dv, "dv, shared by heads")) ||
+      failed(expectSize(*this, "output", getOut(), nv * dv, "nv·dv")))
+    return failure();
+  if (getFold() && failed(expectSize(*this, "fold", getFold(), nv * dv,
+                                     "a column field per output value")))
+    return failure();
+  if (getEps().convertToFloat() <= 0.0f)
+    return emitOpError("eps must be positive");
+  return success();
+}
+
+/// Shared by rope_kv_write and attention: rings are [kvh, W, hd].
+static LogicalResult verifyRings(Operation *op, Value kRing, Value vRing) {
+  if (kRing.getType() != vRing.getType())
+    return op->emitOpError("k_ring and v_ring must have one type, got ")
+           << kRing.getType() << " and " << vRing.getType();
+  return success();
+}
+
+LogicalResult RopeKvWriteOp::verify() {
+  if (failed(verifyBuffers(*this)) || failed(verifyParams(*this, getParams())) ||
+      failed(verifyRings(*this, getKRing(), getVRing())))
+    return failure();
+  int64_t kvh = dim(getKRing(), 0), hd = dim(getKRing(), 2);
+  if (dim(getQ(), 0) % hd != 0)
+    return emitOpError("q has ") << dim(getQ(), 0)
+                                 << " values, not a whole number of heads of "
+                                 << hd;
+  int64_t qh = dim(getQ(), 0) / hd;
+  if (qh % kvh != 0)
+    return emitOpError("query heads (")
+           << qh << ") must be a multiple of KV heads (" << kvh << ")";
+  if (failed(expectSize(*this, "k", getK(), kvh * hd, "kvh·hd")) ||
+      failed(expectSize(*this, "v", getV(), kvh * hd, "kvh·hd")) ||
+      failed(expectSize(*this, "q_out", getQOut(), qh * hd, "qh·hd")))
+    return failure();
+  int64_t rd = getRotaryDim();
+  if (rd < 0 || rd % 2 != 0 || rd > hd)
+    return emitOpError("rotary_dim must be even and in [0, head_dim = ")
+           << hd << "], got " << rd;
+  return success();
+}
+
+int64_t AttentionOp::getMaxKeys() {
+  int64_t sinks = getSinkK() ? dim(getSinkK(), 1) : 0;
+  return sinks + dim(getKRing(), 1);
+}
+
+LogicalResult AttentionOp::verify() {
+  if (failed(verifyBuffers(*this)) || failed(verifyParams(*this, getParams())) ||
+      failed(verifyRings(*this, getKRing(), getVRing())))
+    return failure();
+  int64_t kvh = dim(getKRing(), 0), window = dim(getKRing(), 1),
+          hd = dim(getKRing(), 2);
+  if (dim(getQRot(), 0) % hd != 0)
+    return emitOpError("q_rot has ")
+           << dim(getQRot(), 0) << " values, not a whole number of heads of "
+           << hd;
+  int64_t qh = dim(getQRot(), 0) / hd;
+  if (qh % kvh != 0)
+    return emitOpError("query heads (")
+           << qh << ") must be a multiple of KV heads (" << kvh << ")";
+  if (failed(expectSize(*this, "q_plain", getQPlain(), qh * hd, "qh·hd")) ||
+      failed(expectSize(*this, "output", getOut(), qh * hd, "qh·hd")))
+    return failure();
+  if (getFold() && failed(expectSize(*this, "fold", getFold(), qh * hd,
+                                     "a column field per output value")))
+    return failure();
+  if (static_cast<bool>(getSinkK()) != static_cast<bool>(getSinkV()))
+    return emitOpError("sink keys and sink values come together");
+  if (getSinkK()) {
+    if (getSinkK().getType() != getSinkV().getType())
+      return emitOpError("sink_k and sink_v must have one type");
+    if (dim(getSinkK(), 0) != kvh || dim(getSinkK(), 2) != hd)
+      return emitOpError("sinks must be [kvh = ")
+             << kvh << ", ns, hd = " << hd << "], got " << getSinkK().getType();
+  }
+  if (auto windows = getGroupWindows()) {
+    if (static_cast<int64_t>(windows->size()) != kvh)
+      return emitOpError("group_windows has ")
+             << windows->size() << " entries, expected one per KV head ("
+             << kvh << ")";
+    for (int64_t w : *windows)
+      if (w < 1 || w > window)
+        return emitOpError("each group window must be in [1, ")
+               << window << "] (the ring), got " << w;
+  }
+  if (getMaxKeys() > kMaxKeys)
+    return emitOpError("sinks + ring window = ")
+           << getMaxKeys() << " keys exceed the " << kMaxKeys
+           << " scores a workgroup holds";
+  return success();
+}
+
+LogicalResult RouterOp::verify() {
+  if (failed(verifyBuffers(*this)))
+    return failure();
+  int64_t hidden = dim(getInput(), 0), experts = dim(getCentres(), 0);
+  if (dim(getCentres(), 1) != hidden)
+    return emitOpError("centres rows hold ")
+           << dim(getCentres(), 1) << " values, expected hidden = " << hidden;
+  if (getBasis() &&
+      (dim(getBasis(), 0) != experts || dim(getBasis(), 2) != hidden))
+    return emitOpError("basis must be [E = ")
+           << experts << ", R, H = " << hidden << "], got "
+           << getBasis().getType();
+  if (failed(expectSize(*this, "bias", getBias(), experts,
+                        "one per expert")))
+    return failure();
+  if (getShells() && failed(expectSize(*this, "shells", getShells(), experts,
+                                       "one per expert")))
+    return failure();
+  return success();
+}
+
+LogicalResult ClusterLogitsOp::verify() {
+  if (failed(verifyBuffers(*this)))
+    return failure();
+  if (dim(getClusters(), 1) != dim(getInput(), 0))
+    return emitOpError("cluster rows hold ")
+           << dim(getClusters(), 1) << " values, expected hidden = "
+           << dim(getInput(), 0);
+  return expectSize(*this, "output", getOut(), dim(getClusters(), 0),
+                    "one per cluster");
+}
+
+LogicalResult HeadRowsOp::verify() {
+  if (failed(verifyBuffers(*this)) || failed(verifyParams(*this, getParams())))
+    return failure();
+  int64_t vocab = dim(getRows(), 0), clusters = dim(getClusterLogp(), 0);
+  int64_t width = getFormat() == MatrixFormat::f16 ? 8 : 16;
+  int64_t hidden = dim(getInput(), 0);
+  if (dim(getRows(), 1) != ceilDiv(hidden, width))
+    return emitOpError("rows hold ")
+           << dim(getRows(), 1) << " groups, expected ceil(" << hidden << "/"
+           << width << ")";
+  if (vocab % clusters != 0)
+    return emitOpError("vocabulary (")
+           << vocab << ") must be num_clusters (" << clusters
+           << ") times cluster_size";
+  if (failed(expectSize(*this, "output", getOut(), vocab, "one per token")))
+    return failure();
+  bool quantized = getFormat() == MatrixFormat::q8_2f;
+  if (quantized != static_cast<bool>(getRowScale()))
+    return emitOpError(quantized ? "q8_2f needs a row_scale operand"
+                                 : "f16 takes no row_scale operand");
+  if (getRowScale() && failed(expectSize(*this, "row_scale", getRowScale(),
+                                         vocab, "one scale per row")))
+    return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Dory stages
+//===----------------------------------------------------------------------===//
+
+LogicalResult DoryPrepOp::verify() {
+  if (failed(verifyBuffers(*this)) || failed(verifyParams(*this, getParams())) ||
+      failed(verifyRings(*this, getKRing(), getVRing())))
+    return failure();
+  int64_t kvh = dim(getKRing(), 0), hd = dim(getKRing(), 2);
+  if (hd % 2 != 0)
+    return emitOpError("head_dim must be even for full rotary, got ") << hd;
+  int64_t qh = dim(getSQk(), 0);
+  if (dim(getSQk(), 1) != hd)
+    return emitOpError("s_qk rows hold ")
+           << dim(getSQk(), 1) << " values, expected head_dim = " << hd;
+  if (qh % kvh != 0)
+    return emitOpError("query heads (")
+           << qh << ") must be a multiple of KV heads (" << kvh << ")";
+  if (failed(expectSize(*this, "q", getQ(), qh * hd, "qh·hd")) ||
+      failed(expectSize(*this, "q_out", getQOut(), qh * hd, "qh·hd")) ||
+      failed(expectSize(*this, "k", getK(), kvh * hd, "kvh·hd")) ||
+      failed(expectSize(*this, "v", getV(), kvh * hd, "kvh·hd")))
+    return failure();
+  return success();
+}
+
+LogicalResult SlerpOp::verify() {
+  if (failed(verifyBuffers(*this)))
+    return failure();
+  int64_t hidden = dim(getHidden(), 0);
+  if (failed(expectSize(*this, "update", getUpdate(), hidden, "hidden")) ||
+      failed(expectSize(*this, "alpha", getAlpha(), hidden, "hidden")))
+    return failure();
+  return success();
+}
+
+LogicalResult DoryMixOp::verify() {
+  if (failed(verifyBuffers(*this)))
+    return failure();
+  int64_t hidden = dim(getHidden(), 0);
+  if (failed(expectSize(*this, "entry", getEntry(), hidden, "hidden")) ||
+      failed(expectSize(*this, "state", getState(), hidden, "hidden")))
+    return failure();
+  if (getMode() < 0 || getMode() > 4)
+    return emitOpError("mode must be 0..4 (enter, between, leave, read-out, "
+                       "resume), got ")
+           << getMode();
+  return success();
+}
