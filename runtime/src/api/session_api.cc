@@ -1,0 +1,94 @@
+// C entry points of sessions.
+#include "api/handles.h"
+
+#include <cmath>
+#include <cstring>
+#include <new>
+
+using namespace kiln::rt;
+
+extern "C" {
+
+void kiln_session_options_init(kiln_session_options_t *options) {
+  if (!options)
+    return;
+  std::memset(options, 0, sizeof(*options));
+  options->weights_path = nullptr;
+  options->temperature = 0.0f;
+  options->top_p = 1.0f;
+  options->seed = 0;
+  options->head_gate = -INFINITY;
+  options->enable_profiling = 0;
+}
+
+kiln_status_t kiln_session_create(kiln_plan_t *plan, const kiln_session_options_t *options,
+                                  kiln_session_t **out_session) {
+  if (!plan || !options || !out_session)
+    return toCStatus(invalidArgument("kiln_session_create: plan, options and out_session must be non-null"));
+  SessionOptions sessionOptions;
+  sessionOptions.weightsPath = options->weights_path ? options->weights_path : "";
+  sessionOptions.temperature = options->temperature;
+  sessionOptions.topP = options->top_p;
+  sessionOptions.seed = options->seed;
+  sessionOptions.headGate = options->head_gate;
+  sessionOptions.profiling = options->enable_profiling != 0;
+  Ref<kiln_session_s> session = Ref<kiln_session_s>::adopt(new (std::nothrow) kiln_session_s());
+  if (!session)
+    return toCStatus(resourceExhausted("out of host memory"));
+  session->plan = Ref<kiln_plan_s>::share(plan);
+  Status status = Session::create(plan->instance->device, *plan->plan, sessionOptions, session->session);
+  if (!status.ok())
+    return toCStatus(status);
+  *out_session = session.detach();
+  return nullptr;
+}
+
+void kiln_session_release(kiln_session_t *session) {
+  if (session)
+    session->release();
+}
+
+kiln_status_t kiln_session_prefill(kiln_session_t *session, const int32_t *tokens, size_t count,
+                                   kiln_step_result_t *out_result) {
+  if (!session || (!tokens && count))
+    return toCStatus(invalidArgument("kiln_session_prefill: null argument"));
+  return toCStatus(session->session->prefill(tokens, count, out_result));
+}
+
+kiln_status_t kiln_session_step(kiln_session_t *session, int32_t token, kiln_step_result_t *out_result) {
+  if (!session)
+    return toCStatus(invalidArgument("kiln_session_step: session is null"));
+  return toCStatus(session->session->step(token, out_result));
+}
+
+kiln_status_t kiln_session_read_logprobs(kiln_session_t *session, float *out_values, size_t count) {
+  if (!session || (!out_values && count))
+    return toCStatus(invalidArgument("kiln_session_read_logprobs: null argument"));
+  return toCStatus(session->session->readLogprobs(out_values, count));
+}
+
+kiln_status_t kiln_session_reset(kiln_session_t *session) {
+  if (!session)
+    return toCStatus(invalidArgument("kiln_session_reset: session is null"));
+  return toCStatus(session->session->reset());
+}
+
+uint32_t kiln_session_position(const kiln_session_t *session) {
+  return session ? session->session->position() : 0;
+}
+
+kiln_status_t kiln_session_stats(const kiln_session_t *session, kiln_session_stats_t *out_stats) {
+  if (!session || !out_stats)
+    return toCStatus(invalidArgument("kiln_session_stats: null argument"));
+  session->session->stats(*out_stats);
+  return nullptr;
+}
+
+kiln_status_t kiln_session_profile(const kiln_session_t *session, kiln_dispatch_profile_t *out_entries,
+                                   size_t capacity, size_t *out_count) {
+  if (!session || !out_count || (capacity && !out_entries))
+    return toCStatus(invalidArgument("kiln_session_profile: null argument"));
+  return toCStatus(session->session->profile(out_entries, capacity, *out_count));
+}
+
+} // extern "C"

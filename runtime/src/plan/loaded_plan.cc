@@ -1,0 +1,49 @@
+#include "plan/loaded_plan.h"
+
+#include "plan/plan_verifier.h"
+
+#include <new>
+
+namespace kiln::rt {
+namespace kp = kiln::plan;
+
+Status LoadedPlan::load(std::unique_ptr<FileMapping> bytes, const DeviceLimits &limits,
+                        std::unique_ptr<LoadedPlan> &out) {
+  KILN_RETURN_IF_ERROR(verifyPlanStructure(bytes->data(), bytes->size()));
+  const kp::Plan *root = kp::GetPlan(bytes->data());
+  KILN_RETURN_IF_ERROR(verifyPlanMeaning(*root, limits));
+  std::unique_ptr<LoadedPlan> plan(new (std::nothrow) LoadedPlan());
+  if (!plan)
+    return resourceExhausted("out of host memory");
+  plan->root_ = root;
+  plan->bytes_ = std::move(bytes);
+  for (uint32_t i = 0; i < root->programs()->size(); ++i) {
+    const std::string name = root->programs()->Get(i)->name()->str();
+    if (name == "decode")
+      plan->decodeIndex_ = i;
+    else if (name == "prefill")
+      plan->prefillIndex_ = static_cast<int32_t>(i);
+  }
+  out = std::move(plan);
+  return okStatus();
+}
+
+uint64_t LoadedPlan::bytesPerCall(const kp::Program &program) const {
+  if (program.bytes_per_call())
+    return program.bytes_per_call();
+  uint64_t total = 0;
+  if (!program.dispatches())
+    return 0;
+  for (const kp::Dispatch *dispatch : *program.dispatches()) {
+    const kp::Kernel *kernel = root_->kernels()->Get(dispatch->kernel());
+    if (!kernel->bindings())
+      continue;
+    for (const kp::Binding *binding : *kernel->bindings()) {
+      uint64_t size = root_->buffers()->Get(binding->buffer())->byte_size();
+      total += binding->byte_range() ? binding->byte_range() : size - binding->byte_offset();
+    }
+  }
+  return total;
+}
+
+} // namespace kiln::rt

@@ -1,0 +1,84 @@
+#include "session/recorder.h"
+
+namespace kiln::rt {
+namespace kp = kiln::plan;
+
+namespace {
+
+constexpr VkAccessFlags kShaderAccess = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+
+} // namespace
+
+Status recordProgram(vk::CommandBuffer &commands, const kp::Plan &plan, const kp::Program &program,
+                     const RecordInputs &inputs, vk::TimestampQueries *timestamps,
+                     RecordCounts &counts) {
+  counts = RecordCounts();
+  VkCommandBuffer cb = commands.handle();
+  KILN_RETURN_IF_ERROR(commands.begin(/*oneTimeSubmit=*/false));
+  if (timestamps)
+    timestamps->recordReset(cb);
+
+  // Writes of the previous submission (and the flag fills below) become visible to
+  // this one's shaders and indirect reads.
+  if (plan.device_flags())
+    for (const kp::DeviceFlag *flag : *plan.device_flags())
+      vkCmdFillBuffer(cb, inputs.buffers[flag->buffer()], flag->byte_offset(), 4, flag->reset_value());
+  commands.barrier(VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT,
+                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT |
+                       VK_PIPELINE_STAGE_TRANSFER_BIT,
+                   kShaderAccess | VK_ACCESS_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT);
+  ++counts.barriers;
+
+  uint32_t query = 0;
+  if (program.dispatches()) {
+    for (size_t d = 0; d < program.dispatches()->size(); ++d) {
+      const kp::Dispatch *dispatch = program.dispatches()->Get(d);
+      const uint32_t k = dispatch->kernel();
+      // The first dispatch is already ordered by the entry barrier.
+      if (dispatch->barrier_before() && d > 0) {
+        commands.barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
+                         kShaderAccess | VK_ACCESS_INDIRECT_COMMAND_READ_BIT);
+        ++counts.barriers;
+      }
+      if (timestamps)
+        timestamps->recordWrite(cb, query++);
+      vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, inputs.pipelines[k]);
+      vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, inputs.layouts[k], 0, 1,
+                              &inputs.sets[k], 0, nullptr);
+      if (dispatch->push_constants() && dispatch->push_constants()->size())
+        vkCmdPushConstants(cb, inputs.layouts[k], VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                           dispatch->push_constants()->size() * 4,
+                           dispatch->push_constants()->data());
+      if (dispatch->grid_mode() == kp::GridMode::Indirect)
+        vkCmdDispatchIndirect(cb, inputs.buffers[dispatch->indirect_buffer()],
+                              dispatch->indirect_offset());
+      else
+        vkCmdDispatch(cb, dispatch->grid()->x(), dispatch->grid()->y(), dispatch->grid()->z());
+      if (timestamps)
+        timestamps->recordWrite(cb, query++);
+      ++counts.dispatches;
+    }
+  }
+
+  if (const kp::Readback *readback = program.readback()) {
+    const bool copy = readback->source_buffer() != readback->buffer() ||
+                      readback->source_offset() != readback->byte_offset();
+    if (copy) {
+      commands.barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                       VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+      ++counts.barriers;
+      VkBufferCopy region{readback->source_offset(), readback->byte_offset(),
+                          4ull * readback->count()};
+      vkCmdCopyBuffer(cb, inputs.buffers[readback->source_buffer()],
+                      inputs.buffers[readback->buffer()], 1, &region);
+    }
+    commands.barrier(copy ? VK_PIPELINE_STAGE_TRANSFER_BIT : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                     copy ? VK_ACCESS_TRANSFER_WRITE_BIT : VK_ACCESS_SHADER_WRITE_BIT,
+                     VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+    ++counts.barriers;
+  }
+  return commands.end();
+}
+
+} // namespace kiln::rt

@@ -1,0 +1,36 @@
+// Records one program of a plan into a command buffer, once (HOUSE.md §3 step 4):
+// reset device flags, then per dispatch: the barrier the plan names, bind pipeline and
+// descriptor set, push constants, dispatch (direct or indirect); then the copy into
+// the readback block and a barrier that makes it visible to the host.
+#ifndef KILN_RUNTIME_SESSION_RECORDER_H
+#define KILN_RUNTIME_SESSION_RECORDER_H
+
+#include "vulkan/command_buffer.h"
+#include "vulkan/timestamp_query.h"
+
+#include "kiln/schemas/plan_generated.h"
+
+#include <vector>
+
+namespace kiln::rt {
+
+struct RecordInputs {
+  std::vector<VkBuffer> buffers;          // by plan buffer index
+  std::vector<VkPipeline> pipelines;      // by kernel index
+  std::vector<VkPipelineLayout> layouts;  // by kernel index
+  std::vector<VkDescriptorSet> sets;      // by kernel index
+};
+
+struct RecordCounts {
+  uint32_t dispatches = 0;
+  uint32_t barriers = 0; // every vkCmdPipelineBarrier recorded
+};
+
+/// `timestamps` (may be null) gets a pair of queries around every dispatch.
+Status recordProgram(vk::CommandBuffer &commands, const kiln::plan::Plan &plan,
+                     const kiln::plan::Program &program, const RecordInputs &inputs,
+                     vk::TimestampQueries *timestamps, RecordCounts &counts);
+
+} // namespace kiln::rt
+
+#endif // KILN_RUNTIME_SESSION_RECORDER_H

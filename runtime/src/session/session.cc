@@ -1,0 +1,398 @@
+#include "session/session.h"
+
+#include "session/param_block.h"
+#include "vulkan/queue.h"
+#include "weights/staging_uploader.h"
+#include "weights/weight_binder.h"
+
+#include "kiln/IO/Safetensors.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <new>
+#include <sys/stat.h>
+
+namespace kiln::rt {
+namespace kp = kiln::plan;
+
+namespace {
+
+constexpr uint64_t kFenceTimeoutNs = 300ull * 1000000000ull;
+constexpr uint64_t kStagingBytes = 64ull << 20;
+
+std::string bufferWhat(const kp::Plan &plan, size_t index) {
+  const kp::Buffer *buffer = plan.buffers()->Get(index);
+  std::string what = "buffer " + std::to_string(index);
+  if (buffer->name() && buffer->name()->size())
+    what += " '" + buffer->name()->str() + "'";
+  return what;
+}
+
+bool isHostVisible(kp::BufferKind kind) {
+  return kind == kp::BufferKind::Params || kind == kp::BufferKind::Readback;
+}
+
+} // namespace
+
+Session::Session(const vk::Device &device, const LoadedPlan &plan, const SessionOptions &options)
+    : device_(device), plan_(plan), options_(options), generator_(options.seed) {}
+
+Session::~Session() {
+  // Nothing may be destroyed while the device still uses it.
+  (void)device_.waitIdle();
+}
+
+Status Session::create(const vk::Device &device, const LoadedPlan &plan,
+                       const SessionOptions &options, std::unique_ptr<Session> &out) {
+  std::unique_ptr<Session> session(new (std::nothrow) Session(device, plan, options));
+  if (!session)
+    return resourceExhausted("out of host memory");
+  KILN_RETURN_IF_ERROR(session->initialize());
+  out = std::move(session);
+  return okStatus();
+}
+
+Status Session::initialize() {
+  if (!(options_.topP > 0 && options_.topP <= 1))
+    return invalidArgument("session: top_p " + std::to_string(options_.topP) +
+                           " must be in (0, 1]");
+  if (!(options_.temperature >= 0) || std::isinf(options_.temperature))
+    return invalidArgument("session: temperature " + std::to_string(options_.temperature) +
+                           " must be finite and >= 0");
+  KILN_RETURN_IF_ERROR(transfer_.create(device_.handle(), device_.queueFamily()));
+  KILN_RETURN_IF_ERROR(fence_.create(device_.handle()));
+  KILN_RETURN_IF_ERROR(allocateBuffers());
+  KILN_RETURN_IF_ERROR(zeroBuffers(/*stateOnly=*/false));
+  KILN_RETURN_IF_ERROR(uploadWeights());
+  KILN_RETURN_IF_ERROR(createPipelines());
+  KILN_RETURN_IF_ERROR(recordPrograms());
+  logprobs_.assign(plan_.root().vocab_size(), 0.0f);
+  return okStatus();
+}
+
+Status Session::allocateBuffers() {
+  const kp::Plan &plan = plan_.root();
+  for (size_t i = 0; i < plan.buffers()->size(); ++i) {
+    const kp::Buffer *buffer = plan.buffers()->Get(i);
+    auto made = std::make_unique<vk::Buffer>();
+    KILN_RETURN_IF_ERROR(made->create(device_, buffer->byte_size(),
+                                      isHostVisible(buffer->kind()) ? vk::MemoryPlacement::HostVisible
+                                                                    : vk::MemoryPlacement::DeviceLocal,
+                                      "session " + bufferWhat(plan, i)));
+    buffers_.push_back(std::move(made));
+  }
+  return okStatus();
+}
+
+Status Session::zeroBuffers(bool stateOnly) {
+  const kp::Plan &plan = plan_.root();
+  KILN_RETURN_IF_ERROR(transfer_.begin(/*oneTimeSubmit=*/true));
+  for (size_t i = 0; i < plan.buffers()->size(); ++i) {
+    const kp::Buffer *buffer = plan.buffers()->Get(i);
+    if (!buffer->zero_initialised() || (stateOnly && buffer->kind() != kp::BufferKind::State))
+      continue;
+    if (isHostVisible(buffer->kind())) {
+      std::memset(buffers_[i]->mapped(), 0, buffer->byte_size());
+      KILN_RETURN_IF_ERROR(buffers_[i]->flush());
+    } else {
+      vkCmdFillBuffer(transfer_.handle(), buffers_[i]->handle(), 0, VK_WHOLE_SIZE, 0);
+    }
+  }
+  transfer_.barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                    VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                    VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+  KILN_RETURN_IF_ERROR(transfer_.end());
+  KILN_RETURN_IF_ERROR(vk::submit(device_.queue(), transfer_.handle(), fence_.handle()));
+  return fence_.waitAndReset(kFenceTimeoutNs);
+}
+
+Status Session::uploadWeights() {
+  const kp::Plan &plan = plan_.root();
+  const size_t count = plan.weights() ? plan.weights()->size() : 0;
+  struct stat info;
+  if (options_.weightsPath.empty())
+    return invalidArgument("session: no weights file given (weights_path)");
+  if (::stat(options_.weightsPath.c_str(), &info) != 0)
+    return notFound("weights '" + options_.weightsPath + "': file not found");
+  auto opened = kiln::io::SafetensorsFile::open(options_.weightsPath);
+  if (!opened)
+    return invalidArgument("weights: " + opened.error().message());
+  const kiln::io::SafetensorsFile &file = opened.value();
+  KILN_RETURN_IF_ERROR(checkWeightsFile(file, plan));
+  if (count == 0)
+    return okStatus();
+
+  StagingUploader uploader;
+  KILN_RETURN_IF_ERROR(uploader.create(device_, kStagingBytes, transfer_, fence_));
+  std::vector<uint8_t> placed;
+  for (size_t i = 0; i < count; ++i) {
+    const kp::WeightTensor *weight = plan.weights()->Get(i);
+    const kiln::io::TensorView *tensor = file.find(weight->name()->str());
+    // Copy-like layouts go straight from the mapped file; the others are converted.
+    if ((weight->layout() == kp::WeightLayout::Copy || weight->layout() == kp::WeightLayout::F32 ||
+         ((weight->layout() == kp::WeightLayout::F16RowMajor ||
+           weight->layout() == kp::WeightLayout::I8RowMajor) &&
+          weight->row_pitch_bytes() == 0))) {
+      KILN_RETURN_IF_ERROR(uploader.upload(buffers_[weight->buffer()]->handle(), weight->byte_offset(),
+                                           static_cast<const uint8_t *>(tensor->data),
+                                           tensor->byteSize));
+      continue;
+    }
+    KILN_RETURN_IF_ERROR(placeWeight(*tensor, *weight, placed));
+    KILN_RETURN_IF_ERROR(uploader.upload(buffers_[weight->buffer()]->handle(), weight->byte_offset(),
+                                         placed.data(), placed.size()));
+  }
+  return uploader.finish();
+}
+
+Status Session::createPipelines() {
+  const kp::Plan &plan = plan_.root();
+  const size_t kernelCount = plan.kernels()->size();
+  uint32_t storage = 0, uniform = 0;
+  std::vector<VkDescriptorSetLayout> layouts;
+  for (size_t k = 0; k < kernelCount; ++k) {
+    const kp::Kernel *kernel = plan.kernels()->Get(k);
+    std::string path = "plan kernels[" + std::to_string(k) + "] '" + kernel->name()->str() + "'";
+    auto module = std::make_unique<vk::ShaderModule>();
+    KILN_RETURN_IF_ERROR(module->create(device_.handle(), kernel->spirv()->data(), kernel->spirv()->size())
+                             .withContext(path));
+    vk::PipelineDescription description;
+    description.module = module->handle();
+    description.entryPoint = kernel->entry_point()->str();
+    description.pushConstantBytes = kernel->push_constant_bytes();
+    if (kernel->required_subgroup_size() != device_.physical().limits.subgroupSize)
+      description.requiredSubgroupSize = kernel->required_subgroup_size();
+    if (kernel->bindings())
+      for (const kp::Binding *binding : *kernel->bindings()) {
+        bool isUniform = binding->kind() == kp::DescriptorKind::UniformBuffer;
+        (isUniform ? uniform : storage)++;
+        description.bindings.push_back(
+            {binding->binding(),
+             isUniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
+             VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
+      }
+    auto pipeline = std::make_unique<vk::Pipeline>();
+    KILN_RETURN_IF_ERROR(pipeline->create(device_.handle(), description).withContext(path));
+    layouts.push_back(pipeline->setLayout());
+    modules_.push_back(std::move(module));
+    pipelines_.push_back(std::move(pipeline));
+  }
+  KILN_RETURN_IF_ERROR(sets_.create(device_.handle(), layouts, storage, uniform));
+  for (size_t k = 0; k < kernelCount; ++k) {
+    const kp::Kernel *kernel = plan.kernels()->Get(k);
+    if (!kernel->bindings())
+      continue;
+    for (const kp::Binding *binding : *kernel->bindings()) {
+      bool isUniform = binding->kind() == kp::DescriptorKind::UniformBuffer;
+      sets_.writeBuffer(k, binding->binding(),
+                        isUniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                        buffers_[binding->buffer()]->handle(), binding->byte_offset(),
+                        binding->byte_range() ? binding->byte_range() : VK_WHOLE_SIZE);
+    }
+  }
+  return okStatus();
+}
+
+Status Session::recordPrograms() {
+  const kp::Plan &plan = plan_.root();
+  RecordInputs inputs;
+  for (const auto &buffer : buffers_)
+    inputs.buffers.push_back(buffer->handle());
+  for (size_t k = 0; k < pipelines_.size(); ++k) {
+    inputs.pipelines.push_back(pipelines_[k]->handle());
+    inputs.layouts.push_back(pipelines_[k]->layout());
+    inputs.sets.push_back(sets_.set(k));
+  }
+  auto recordOne = [&](ProgramState &state, const kp::Program &program, bool profiled) -> Status {
+    state.program = &program;
+    KILN_RETURN_IF_ERROR(state.commands.create(device_.handle(), device_.queueFamily()));
+    const uint32_t dispatches = program.dispatches() ? program.dispatches()->size() : 0;
+    if (profiled && dispatches) {
+      state.timestamps = std::make_unique<vk::TimestampQueries>();
+      KILN_RETURN_IF_ERROR(state.timestamps->create(device_.handle(), 2 * dispatches,
+                                                    device_.physical().timestampPeriodNs,
+                                                    device_.physical().timestampValidBits));
+    }
+    return recordProgram(state.commands, plan, program, inputs, state.timestamps.get(), state.counts)
+        .withContext("recording program '" + program.name()->str() + "'");
+  };
+  KILN_RETURN_IF_ERROR(recordOne(decode_, plan_.decode(), options_.profiling));
+  if (options_.profiling && plan_.decode().dispatches()) {
+    for (const kp::Dispatch *dispatch : *plan_.decode().dispatches())
+      profileLabels_.push_back(dispatch->label() && dispatch->label()->size()
+                                   ? dispatch->label()->str()
+                                   : plan.kernels()->Get(dispatch->kernel())->name()->str());
+    profileMs_.assign(profileLabels_.size(), 0.0);
+  }
+  if (const kp::Program *prefill = plan_.prefill()) {
+    prefill_ = std::make_unique<ProgramState>();
+    KILN_RETURN_IF_ERROR(recordOne(*prefill_, *prefill, false));
+  }
+  return okStatus();
+}
+
+Status Session::fail(const Status &status) {
+  if (!status.ok() && failed_.ok())
+    failed_ = status.withContext("session failed");
+  return failed_.ok() ? status : failed_;
+}
+
+Status Session::checkTokens(const int32_t *tokens, size_t count) const {
+  const uint32_t vocab = plan_.root().vocab_size();
+  for (size_t i = 0; i < count; ++i)
+    if (tokens[i] < 0 || static_cast<uint32_t>(tokens[i]) >= vocab)
+      return outOfRange("token " + std::to_string(tokens[i]) + " (at " + std::to_string(i) +
+                        ") out of range: vocab_size is " + std::to_string(vocab));
+  const uint64_t end = static_cast<uint64_t>(position_) + count;
+  if (end > plan_.root().max_position())
+    return outOfRange("position " + std::to_string(end - 1) + " would reach the plan's max_position " +
+                      std::to_string(plan_.root().max_position()));
+  return okStatus();
+}
+
+Status Session::runCall(ProgramState &state, const int32_t *tokens, uint32_t rows) {
+  const kp::Plan &plan = plan_.root();
+  const vk::Buffer &params = *buffers_[plan.params()->buffer()];
+  CallValues values;
+  values.tokens = tokens;
+  values.rowCount = rows;
+  values.position = position_;
+  values.headGate = plan.sampling() && plan.sampling()->head_gate() == kp::HeadGateRule::SessionOption
+                        ? options_.headGate
+                        : -INFINITY;
+  values.temperature = options_.temperature;
+  values.topP = options_.topP;
+  values.generator = &generator_;
+  writeParamBlock(*plan.params(), params.mapped(), values);
+  KILN_RETURN_IF_ERROR(params.flush());
+
+  auto start = std::chrono::steady_clock::now();
+  KILN_RETURN_IF_ERROR(vk::submit(device_.queue(), state.commands.handle(), fence_.handle()));
+  KILN_RETURN_IF_ERROR(fence_.waitAndReset(kFenceTimeoutNs));
+  totalMs_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  ++calls_;
+  tokens_ += rows;
+  position_ += rows;
+
+  if (state.timestamps) {
+    std::vector<double> ms;
+    KILN_RETURN_IF_ERROR(state.timestamps->readPairs(ms));
+    for (size_t i = 0; i < ms.size() && i < profileMs_.size(); ++i)
+      profileMs_[i] += ms[i];
+    ++profiledCalls_;
+  }
+
+  const kp::Readback *readback = state.program->readback();
+  haveLogprobs_ = false;
+  if (!readback)
+    return okStatus();
+  const vk::Buffer &target = *buffers_[readback->buffer()];
+  KILN_RETURN_IF_ERROR(target.invalidate());
+  logprobs_.resize(readback->count());
+  std::memcpy(logprobs_.data(), target.mapped() + readback->byte_offset(), 4ull * readback->count());
+  haveLogprobs_ = true;
+  readbackIsLogits_ = readback->values() == kp::ReadbackValues::Logits;
+  return okStatus();
+}
+
+Status Session::finishReadback() {
+  if (!haveLogprobs_ || !readbackIsLogits_)
+    return okStatus();
+  readbackIsLogits_ = false;
+  Status converted = logSoftmaxInPlace(logprobs_);
+  if (!converted.ok()) {
+    haveLogprobs_ = false;
+    return converted.withContext("readback");
+  }
+  return okStatus();
+}
+
+Status Session::sample(kiln_step_result_t *result) {
+  if (!result)
+    return okStatus();
+  SamplingOptions sampling{options_.temperature, options_.topP};
+  int32_t token = 0;
+  float logprob = 0;
+  KILN_RETURN_IF_ERROR(sampleToken(logprobs_, sampling, generator_, token, logprob));
+  result->token = token;
+  result->logprob = logprob;
+  return okStatus();
+}
+
+Status Session::prefill(const int32_t *tokens, size_t count, kiln_step_result_t *result) {
+  if (!failed_.ok())
+    return failed_;
+  if (count == 0)
+    return invalidArgument("prefill: no tokens");
+  KILN_RETURN_IF_ERROR(checkTokens(tokens, count));
+  size_t done = 0;
+  while (done < count) {
+    ProgramState &state = prefill_ ? *prefill_ : decode_;
+    const uint32_t rows = static_cast<uint32_t>(std::min<size_t>(count - done, state.program->max_rows()));
+    KILN_RETURN_IF_ERROR(fail(runCall(state, tokens + done, rows)));
+    done += rows;
+  }
+  // A bad readback (NaN, nothing finite) is a result, not a broken device: the session
+  // stays usable.
+  KILN_RETURN_IF_ERROR(finishReadback());
+  return sample(result);
+}
+
+Status Session::step(int32_t token, kiln_step_result_t *result) {
+  if (!failed_.ok())
+    return failed_;
+  KILN_RETURN_IF_ERROR(checkTokens(&token, 1));
+  KILN_RETURN_IF_ERROR(fail(runCall(decode_, &token, 1)));
+  KILN_RETURN_IF_ERROR(finishReadback());
+  return sample(result);
+}
+
+Status Session::readLogprobs(float *out, size_t count) const {
+  if (!failed_.ok())
+    return failed_;
+  if (!haveLogprobs_)
+    return failedPrecondition("read_logprobs: no call has produced log-probabilities yet");
+  if (count > logprobs_.size())
+    return outOfRange("read_logprobs: asked for " + std::to_string(count) + " values, the plan has " +
+                      std::to_string(logprobs_.size()));
+  std::memcpy(out, logprobs_.data(), count * sizeof(float));
+  return okStatus();
+}
+
+Status Session::reset() {
+  if (!failed_.ok())
+    return failed_;
+  KILN_RETURN_IF_ERROR(fail(zeroBuffers(/*stateOnly=*/true)));
+  position_ = 0;
+  generator_ = SplitMix64(options_.seed);
+  haveLogprobs_ = false;
+  return okStatus();
+}
+
+void Session::stats(kiln_session_stats_t &out) const {
+  out = kiln_session_stats_t();
+  out.dispatches_per_token = decode_.counts.dispatches;
+  out.barriers_per_token = decode_.counts.barriers;
+  out.bytes_per_token = plan_.bytesPerCall(plan_.decode());
+  out.tokens = tokens_;
+  out.calls = calls_;
+  out.total_ms = totalMs_;
+  out.ms_per_token = tokens_ ? totalMs_ / static_cast<double>(tokens_) : 0.0;
+}
+
+Status Session::profile(kiln_dispatch_profile_t *out, size_t capacity, size_t &count) const {
+  if (!options_.profiling)
+    return failedPrecondition("profile: the session was created without enable_profiling");
+  count = profileLabels_.size();
+  for (size_t i = 0; i < count && i < capacity; ++i) {
+    out[i].label = profileLabels_[i].c_str();
+    out[i].kernel = plan_.decode().dispatches()->Get(i)->kernel();
+    out[i].calls = profiledCalls_;
+    out[i].total_ms = profileMs_[i];
+  }
+  return okStatus();
+}
+
+} // namespace kiln::rt

@@ -1,0 +1,104 @@
+// Session: one decoding stream on a device (HOUSE.md §3 steps 3-9). Created with every
+// resource of the plan (buffers, weights, pipelines, descriptor sets, recorded command
+// buffers); per call it only writes the parameter block, submits, waits and samples.
+// A failed Vulkan call marks the session failed: later calls return that status.
+// Thread safety: one thread at a time.
+#ifndef KILN_RUNTIME_SESSION_SESSION_H
+#define KILN_RUNTIME_SESSION_SESSION_H
+
+#include "plan/loaded_plan.h"
+#include "session/recorder.h"
+#include "session/sampler.h"
+#include "vulkan/buffer.h"
+#include "vulkan/command_buffer.h"
+#include "vulkan/descriptor_set.h"
+#include "vulkan/device.h"
+#include "vulkan/fence.h"
+#include "vulkan/pipeline.h"
+#include "vulkan/shader_module.h"
+#include "vulkan/timestamp_query.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln::rt {
+
+struct SessionOptions {
+  std::string weightsPath;
+  float temperature = 0;
+  float topP = 1;
+  uint64_t seed = 0;
+  float headGate = 0; // -inf by default (set by the API)
+  bool profiling = false;
+};
+
+class Session {
+public:
+  static Status create(const vk::Device &device, const LoadedPlan &plan,
+                       const SessionOptions &options, std::unique_ptr<Session> &out);
+  ~Session();
+
+  Status prefill(const int32_t *tokens, size_t count, kiln_step_result_t *result);
+  Status step(int32_t token, kiln_step_result_t *result);
+  Status readLogprobs(float *out, size_t count) const;
+  Status reset();
+  uint32_t position() const { return position_; }
+  void stats(kiln_session_stats_t &out) const;
+  Status profile(kiln_dispatch_profile_t *out, size_t capacity, size_t &count) const;
+
+private:
+  struct ProgramState {
+    const kiln::plan::Program *program = nullptr;
+    vk::CommandBuffer commands;
+    std::unique_ptr<vk::TimestampQueries> timestamps;
+    RecordCounts counts;
+  };
+
+  Session(const vk::Device &device, const LoadedPlan &plan, const SessionOptions &options);
+  Status initialize();
+  Status allocateBuffers();
+  Status zeroBuffers(bool stateOnly);
+  Status uploadWeights();
+  Status createPipelines();
+  Status recordPrograms();
+  /// Runs `state` on `rows` tokens at the current position and reads back.
+  Status runCall(ProgramState &state, const int32_t *tokens, uint32_t rows);
+  /// Turns a logits readback into log-probabilities (once per call).
+  Status finishReadback();
+  Status sample(kiln_step_result_t *result);
+  Status checkTokens(const int32_t *tokens, size_t count) const;
+  /// Marks the session failed with `status` (when it is a failure) and returns it.
+  Status fail(const Status &status);
+
+  const vk::Device &device_;
+  const LoadedPlan &plan_;
+  SessionOptions options_;
+  Status failed_;
+
+  std::vector<std::unique_ptr<vk::Buffer>> buffers_;
+  std::vector<std::unique_ptr<vk::ShaderModule>> modules_;
+  std::vector<std::unique_ptr<vk::Pipeline>> pipelines_;
+  vk::DescriptorSets sets_;
+  vk::CommandBuffer transfer_;
+  vk::Fence fence_;
+  ProgramState decode_;
+  std::unique_ptr<ProgramState> prefill_;
+
+  uint32_t position_ = 0;
+  SplitMix64 generator_;
+  std::vector<float> logprobs_;
+  bool haveLogprobs_ = false;
+  bool readbackIsLogits_ = false;
+
+  uint64_t tokens_ = 0;
+  uint64_t calls_ = 0;
+  double totalMs_ = 0;
+  std::vector<double> profileMs_;   // per decode dispatch
+  uint64_t profiledCalls_ = 0;
+  std::vector<std::string> profileLabels_;
+};
+
+} // namespace kiln::rt
+
+#endif // KILN_RUNTIME_SESSION_SESSION_H

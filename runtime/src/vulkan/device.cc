@@ -1,0 +1,85 @@
+#include "vulkan/device.h"
+
+#include "vulkan/status_util.h"
+
+namespace kiln::rt::vk {
+
+Status Device::create(const PhysicalDevice &physical) {
+  physical_ = physical;
+  if (physical.computeQueueFamily == UINT32_MAX)
+    return unavailable("device '" + physical.name + "' has no compute queue");
+
+  // Query what is offered, then enable only the features kernels may use.
+  VkPhysicalDeviceVulkan13Features offered13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  VkPhysicalDeviceVulkan12Features offered12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceVulkan11Features offered11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  VkPhysicalDeviceFeatures2 offered{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  const bool has12 = physical.apiVersion >= VK_API_VERSION_1_2;
+  const bool has13 = physical.apiVersion >= VK_API_VERSION_1_3;
+  if (has12) {
+    offered.pNext = &offered11;
+    offered11.pNext = &offered12;
+    if (has13)
+      offered12.pNext = &offered13;
+    vkGetPhysicalDeviceFeatures2(physical.handle, &offered);
+  } else {
+    vkGetPhysicalDeviceFeatures(physical.handle, &offered.features);
+  }
+
+  VkPhysicalDeviceVulkan13Features enable13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  VkPhysicalDeviceVulkan12Features enable12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceVulkan11Features enable11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  VkPhysicalDeviceFeatures2 enable{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  enable.features.shaderInt16 = offered.features.shaderInt16;
+  enable.features.shaderInt64 = offered.features.shaderInt64;
+  if (has12) {
+    enable.pNext = &enable11;
+    enable11.pNext = &enable12;
+    enable11.storageBuffer16BitAccess = offered11.storageBuffer16BitAccess;
+    enable11.uniformAndStorageBuffer16BitAccess = offered11.uniformAndStorageBuffer16BitAccess;
+    enable12.shaderFloat16 = offered12.shaderFloat16;
+    enable12.shaderInt8 = offered12.shaderInt8;
+    enable12.storageBuffer8BitAccess = offered12.storageBuffer8BitAccess;
+    enable12.uniformAndStorageBuffer8BitAccess = offered12.uniformAndStorageBuffer8BitAccess;
+    enable12.hostQueryReset = offered12.hostQueryReset;
+    if (has13) {
+      enable12.pNext = &enable13;
+      enable13.subgroupSizeControl = offered13.subgroupSizeControl;
+      enable13.computeFullSubgroups = offered13.computeFullSubgroups;
+    }
+  }
+
+  const float priority = 1.0f;
+  VkDeviceQueueCreateInfo queueInfo{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  queueInfo.queueFamilyIndex = physical.computeQueueFamily;
+  queueInfo.queueCount = 1;
+  queueInfo.pQueuePriorities = &priority;
+
+  VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  info.queueCreateInfoCount = 1;
+  info.pQueueCreateInfos = &queueInfo;
+  if (has12)
+    info.pNext = &enable;
+  else
+    info.pEnabledFeatures = &enable.features;
+  KILN_VK_RETURN_IF_ERROR(vkCreateDevice(physical.handle, &info, nullptr, &device_));
+  vkGetDeviceQueue(device_, physical.computeQueueFamily, 0, &queue_);
+  return okStatus();
+}
+
+Status Device::waitIdle() const {
+  if (device_ == VK_NULL_HANDLE)
+    return okStatus();
+  return vkStatus(vkDeviceWaitIdle(device_), "vkDeviceWaitIdle");
+}
+
+void Device::destroy() {
+  if (device_ != VK_NULL_HANDLE) {
+    vkDeviceWaitIdle(device_);
+    vkDestroyDevice(device_, nullptr);
+  }
+  device_ = VK_NULL_HANDLE;
+  queue_ = VK_NULL_HANDLE;
+}
+
+} // namespace kiln::rt::vk

@@ -1,0 +1,178 @@
+#include "vulkan/physical_device.h"
+
+#include "vulkan/status_util.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+namespace kiln::rt::vk {
+namespace {
+
+PhysicalDevice describe(VkPhysicalDevice handle, uint32_t index) {
+  PhysicalDevice device;
+  device.handle = handle;
+  device.index = index;
+
+  VkPhysicalDeviceSubgroupSizeControlProperties sizeControl{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
+  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  VkPhysicalDeviceProperties basic;
+  vkGetPhysicalDeviceProperties(handle, &basic);
+  const bool hasVulkan13 = basic.apiVersion >= VK_API_VERSION_1_3;
+  properties.pNext = &subgroup;
+  if (hasVulkan13)
+    subgroup.pNext = &sizeControl;
+  vkGetPhysicalDeviceProperties2(handle, &properties);
+  const VkPhysicalDeviceLimits &limits = properties.properties.limits;
+
+  device.name = properties.properties.deviceName;
+  device.type = properties.properties.deviceType;
+  device.vendorId = properties.properties.vendorID;
+  device.apiVersion = properties.properties.apiVersion;
+  DeviceLimits &out = device.limits;
+  for (int i = 0; i < 3; ++i) {
+    out.maxWorkgroupSize[i] = limits.maxComputeWorkGroupSize[i];
+    out.maxWorkgroupCount[i] = limits.maxComputeWorkGroupCount[i];
+  }
+  out.maxWorkgroupInvocations = limits.maxComputeWorkGroupInvocations;
+  out.maxPushConstantBytes = limits.maxPushConstantsSize;
+  out.minStorageBufferOffsetAlignment = limits.minStorageBufferOffsetAlignment;
+  out.minUniformBufferOffsetAlignment = limits.minUniformBufferOffsetAlignment;
+  out.maxStorageBufferRange = limits.maxStorageBufferRange;
+  out.maxUniformBufferRange = limits.maxUniformBufferRange;
+  out.maxPerStageStorageBuffers = limits.maxPerStageDescriptorStorageBuffers;
+  out.maxPerStageUniformBuffers = limits.maxPerStageDescriptorUniformBuffers;
+  out.subgroupSize = subgroup.subgroupSize;
+  out.minSubgroupSize = out.maxSubgroupSize = subgroup.subgroupSize;
+  if (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT)
+    out.subgroupFeatures = subgroup.supportedOperations;
+  if (hasVulkan13) {
+    VkPhysicalDeviceVulkan13Features features13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+    VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    features.pNext = &features13;
+    vkGetPhysicalDeviceFeatures2(handle, &features);
+    if (features13.subgroupSizeControl &&
+        (sizeControl.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT)) {
+      out.subgroupSizeControl = true;
+      out.minSubgroupSize = sizeControl.minSubgroupSize;
+      out.maxSubgroupSize = sizeControl.maxSubgroupSize;
+    }
+  }
+
+  uint32_t familyCount = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(handle, &familyCount, nullptr);
+  std::vector<VkQueueFamilyProperties> families(familyCount);
+  vkGetPhysicalDeviceQueueFamilyProperties(handle, &familyCount, families.data());
+  // Prefer a compute-only family (async compute), else any family with compute.
+  for (int pass = 0; pass < 2 && device.computeQueueFamily == UINT32_MAX; ++pass) {
+    for (uint32_t i = 0; i < familyCount; ++i) {
+      const VkQueueFlags flags = families[i].queueFlags;
+      if (!(flags & VK_QUEUE_COMPUTE_BIT) || families[i].queueCount == 0)
+        continue;
+      if (pass == 0 && (flags & VK_QUEUE_GRAPHICS_BIT))
+        continue;
+      device.computeQueueFamily = i;
+      device.timestampValidBits = families[i].timestampValidBits;
+      break;
+    }
+  }
+  device.timestampPeriodNs = limits.timestampPeriod;
+
+  vkGetPhysicalDeviceMemoryProperties(handle, &device.memory);
+  for (uint32_t i = 0; i < device.memory.memoryHeapCount; ++i)
+    if (device.memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
+      device.deviceLocalBytes = std::max<uint64_t>(device.deviceLocalBytes,
+                                                   device.memory.memoryHeaps[i].size);
+  return device;
+}
+
+int typeRank(VkPhysicalDeviceType type) {
+  switch (type) {
+  case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
+  case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
+  case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+  case VK_PHYSICAL_DEVICE_TYPE_OTHER: return 3;
+  default: return 4; // CPU (lavapipe) last
+  }
+}
+
+bool parseIndex(const std::string &text, int32_t &out) {
+  if (text.empty() || text.size() > 6 ||
+      !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); }))
+    return false;
+  out = static_cast<int32_t>(std::strtol(text.c_str(), nullptr, 10));
+  return true;
+}
+
+Status byIndex(const std::vector<PhysicalDevice> &devices, int32_t index,
+               const std::string &source, size_t &chosen) {
+  if (index < 0 || static_cast<size_t>(index) >= devices.size())
+    return notFound(source + ": device " + std::to_string(index) + " out of range (" +
+                    std::to_string(devices.size()) + " Vulkan devices)");
+  if (devices[index].computeQueueFamily == UINT32_MAX)
+    return unavailable(source + ": device " + std::to_string(index) + " ('" +
+                       devices[index].name + "') has no compute queue");
+  chosen = static_cast<size_t>(index);
+  return okStatus();
+}
+
+Status byName(const std::vector<PhysicalDevice> &devices, const std::string &name,
+              const std::string &source, size_t &chosen) {
+  for (size_t i = 0; i < devices.size(); ++i)
+    if (devices[i].name.find(name) != std::string::npos &&
+        devices[i].computeQueueFamily != UINT32_MAX) {
+      chosen = i;
+      return okStatus();
+    }
+  std::string names;
+  for (const auto &device : devices)
+    names += (names.empty() ? "'" : ", '") + device.name + "'";
+  return notFound(source + ": no device named like '" + name + "' (devices: " + names + ")");
+}
+
+} // namespace
+
+Status enumeratePhysicalDevices(VkInstance instance, std::vector<PhysicalDevice> &out) {
+  uint32_t count = 0;
+  KILN_RETURN_IF_ERROR(vkStatus(vkEnumeratePhysicalDevices(instance, &count, nullptr),
+                                "vkEnumeratePhysicalDevices"));
+  std::vector<VkPhysicalDevice> handles(count);
+  KILN_RETURN_IF_ERROR(vkStatus(vkEnumeratePhysicalDevices(instance, &count, handles.data()),
+                                "vkEnumeratePhysicalDevices"));
+  out.clear();
+  for (uint32_t i = 0; i < count; ++i)
+    out.push_back(describe(handles[i], i));
+  return okStatus();
+}
+
+Status choosePhysicalDevice(const std::vector<PhysicalDevice> &devices, int32_t index,
+                            const std::string &name, const char *environment,
+                            size_t &chosen) {
+  if (devices.empty())
+    return unavailable("no Vulkan device found");
+  if (index >= 0)
+    return byIndex(devices, index, "device option", chosen);
+  if (!name.empty())
+    return byName(devices, name, "device option", chosen);
+  if (environment && *environment) {
+    int32_t envIndex = -1;
+    if (parseIndex(environment, envIndex))
+      return byIndex(devices, envIndex, "KILN_DEVICE", chosen);
+    return byName(devices, environment, "KILN_DEVICE", chosen);
+  }
+  size_t best = devices.size();
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (devices[i].computeQueueFamily == UINT32_MAX)
+      continue;
+    if (best == devices.size() || typeRank(devices[i].type) < typeRank(devices[best].type))
+      best = i;
+  }
+  if (best == devices.size())
+    return unavailable("no Vulkan device has a compute queue");
+  chosen = best;
+  return okStatus();
+}
+
+} // namespace kiln::rt::vk

@@ -1,0 +1,110 @@
+#include "weights/weight_binder.h"
+
+#include "plan/plan_verifier.h"
+
+#include "kiln/IO/Half.h"
+
+#include <cstring>
+#include <new>
+#include <string>
+
+namespace kiln::rt {
+namespace kp = kiln::plan;
+
+namespace {
+
+kiln::io::DType toIoDType(kp::DType dtype) {
+  switch (dtype) {
+  case kp::DType::F16: return kiln::io::DType::F16;
+  case kp::DType::I8: return kiln::io::DType::I8;
+  default: return kiln::io::DType::F32;
+  }
+}
+
+std::string planShape(const kp::WeightTensor &weight) {
+  std::string text = "[";
+  for (size_t i = 0; i < weight.shape()->size(); ++i)
+    text += (i ? ", " : "") + std::to_string(weight.shape()->Get(i));
+  return text + "]";
+}
+
+} // namespace
+
+Status checkWeightsFile(const kiln::io::SafetensorsFile &file, const kp::Plan &plan) {
+  std::string prefix = "weights '" + file.path() + "'";
+  if (plan.weight_format() && plan.weight_format()->size()) {
+    std::string format = file.metadataValue("kiln.format");
+    if (!format.empty() && format != plan.weight_format()->str())
+      return invalidArgument(prefix + ": format '" + format + "' but the plan was compiled for '" +
+                             plan.weight_format()->str() + "'");
+  }
+  if (!plan.weights())
+    return okStatus();
+  for (size_t i = 0; i < plan.weights()->size(); ++i) {
+    const kp::WeightTensor &weight = *plan.weights()->Get(i);
+    const std::string name = weight.name()->str();
+    const kiln::io::TensorView *tensor = file.find(name);
+    std::string where = prefix + ": tensor '" + name + "' (plan weights[" + std::to_string(i) + "])";
+    if (!tensor)
+      return notFound(where + " is missing");
+    kiln::io::DType wanted = toIoDType(weight.dtype());
+    if (tensor->dtype != wanted)
+      return invalidArgument(where + " has dtype " + kiln::io::dtypeName(tensor->dtype) +
+                             ", the plan expects " + kiln::io::dtypeName(wanted));
+    bool same = tensor->shape.size() == weight.shape()->size();
+    for (size_t d = 0; same && d < tensor->shape.size(); ++d)
+      same = tensor->shape[d] >= 0 &&
+             static_cast<uint64_t>(tensor->shape[d]) == weight.shape()->Get(d);
+    if (!same)
+      return invalidArgument(where + " has shape " + kiln::io::shapeToString(tensor->shape) +
+                             ", the plan expects " + planShape(weight));
+  }
+  return okStatus();
+}
+
+Status placeWeight(const kiln::io::TensorView &tensor, const kp::WeightTensor &weight,
+                   std::vector<uint8_t> &out) {
+  const uint64_t placed = placedWeightBytes(weight);
+  try {
+    out.assign(placed, 0);
+  } catch (const std::bad_alloc &) {
+    return resourceExhausted("out of host memory placing '" + weight.name()->str() + "' (" +
+                             std::to_string(placed) + " bytes)");
+  }
+  const uint8_t *source = static_cast<const uint8_t *>(tensor.data);
+  const uint64_t elements = static_cast<uint64_t>(tensor.elementCount());
+  switch (weight.layout()) {
+  case kp::WeightLayout::Copy:
+  case kp::WeightLayout::F32:
+    std::memcpy(out.data(), source, tensor.byteSize);
+    return okStatus();
+  case kp::WeightLayout::F16RowMajor:
+  case kp::WeightLayout::I8RowMajor: {
+    const uint64_t rowBytes = static_cast<uint64_t>(tensor.shape.back()) * kiln::io::dtypeSize(tensor.dtype);
+    const uint64_t pitch = weight.row_pitch_bytes() ? weight.row_pitch_bytes() : rowBytes;
+    const uint64_t rows = rowBytes ? tensor.byteSize / rowBytes : 0;
+    for (uint64_t r = 0; r < rows; ++r)
+      std::memcpy(out.data() + r * pitch, source + r * rowBytes, rowBytes);
+    return okStatus();
+  }
+  case kp::WeightLayout::F16ToF32:
+    for (uint64_t i = 0; i < elements; ++i) {
+      uint16_t bits;
+      std::memcpy(&bits, source + 2 * i, 2);
+      float value = kiln::io::halfBitsToFloat(bits);
+      std::memcpy(out.data() + 4 * i, &value, 4);
+    }
+    return okStatus();
+  case kp::WeightLayout::F32ToF16:
+    for (uint64_t i = 0; i < elements; ++i) {
+      float value;
+      std::memcpy(&value, source + 4 * i, 4);
+      uint16_t bits = kiln::io::floatToHalfBits(value);
+      std::memcpy(out.data() + 2 * i, &bits, 2);
+    }
+    return okStatus();
+  }
+  return invalidArgument("weight '" + weight.name()->str() + "': unknown layout");
+}
+
+} // namespace kiln::rt
