@@ -1,0 +1,284 @@
+// kiln-run: load a plan and its weights, feed a prompt, print the generated tokens.
+// Uses only the public C API; every failure reaches main() as one status, printed once.
+#include "kiln/runtime.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+const char *kUsage =
+    "usage: kiln-run MODEL.kplan --weights W.safetensors --prompt 1,2,3 [options]\n"
+    "       kiln-run --list-devices\n"
+    "\n"
+    "options:\n"
+    "  --weights PATH        safetensors weights (required)\n"
+    "  --prompt IDS          comma-separated token ids (required, at least one)\n"
+    "  --max-new N           tokens to generate (default 64)\n"
+    "  --temperature T       0 = greedy (default 0)\n"
+    "  --top-p P             nucleus mass in (0, 1] (default 1)\n"
+    "  --seed S              sampler seed (default 0)\n"
+    "  --head-gate G         log-prob gate of a gated head (default -inf)\n"
+    "  --device N|NAME       device index or name substring (else env KILN_DEVICE)\n"
+    "  --stats               print dispatches, barriers, bytes and ms per token\n"
+    "  --profile             print GPU time per dispatch of the decode program\n"
+    "  --print-logprobs      print each generated token's log-probability\n"
+    "  --list-devices        list Vulkan devices and exit\n"
+    "  --help                this text\n";
+
+struct Arguments {
+  std::string plan, weights, device;
+  std::vector<int32_t> prompt;
+  bool havePrompt = false;
+  long maxNew = 64;
+  double temperature = 0, topP = 1, headGate = -INFINITY;
+  uint64_t seed = 0;
+  bool stats = false, profile = false, printLogprobs = false, listDevices = false, help = false;
+};
+
+bool fail(const std::string &message) {
+  std::fprintf(stderr, "kiln-run: error: %s\n", message.c_str());
+  return false;
+}
+
+bool parseLong(const std::string &flag, const char *text, long minimum, long &out) {
+  char *end = nullptr;
+  errno = 0;
+  long value = std::strtol(text, &end, 10);
+  if (errno || end == text || *end || value < minimum)
+    return fail(flag + ": '" + text + "' is not an integer >= " + std::to_string(minimum));
+  out = value;
+  return true;
+}
+
+bool parseDouble(const std::string &flag, const char *text, double &out) {
+  char *end = nullptr;
+  errno = 0;
+  double value = std::strtod(text, &end);
+  if (errno || end == text || *end || std::isnan(value))
+    return fail(flag + ": '" + text + "' is not a number");
+  out = value;
+  return true;
+}
+
+bool parsePrompt(const char *text, std::vector<int32_t> &out) {
+  std::string all = text;
+  size_t start = 0;
+  while (true) {
+    size_t comma = all.find(',', start);
+    std::string piece = all.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    long value;
+    if (piece.empty() || !parseLong("--prompt", piece.c_str(), 0, value) || value > INT32_MAX)
+      return fail("--prompt: '" + all + "' is not a comma-separated list of token ids");
+    out.push_back(static_cast<int32_t>(value));
+    if (comma == std::string::npos)
+      return true;
+    start = comma + 1;
+  }
+}
+
+bool parseArguments(int argc, char **argv, Arguments &args) {
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    auto value = [&](const char *&out) {
+      if (i + 1 >= argc)
+        return fail(flag + " needs a value");
+      out = argv[++i];
+      return true;
+    };
+    const char *text = nullptr;
+    if (flag == "--help" || flag == "-h") {
+      args.help = true;
+    } else if (flag == "--list-devices") {
+      args.listDevices = true;
+    } else if (flag == "--stats") {
+      args.stats = true;
+    } else if (flag == "--profile") {
+      args.profile = true;
+    } else if (flag == "--print-logprobs") {
+      args.printLogprobs = true;
+    } else if (flag == "--weights") {
+      if (!value(text)) return false;
+      args.weights = text;
+    } else if (flag == "--prompt") {
+      if (!value(text) || !parsePrompt(text, args.prompt)) return false;
+      args.havePrompt = true;
+    } else if (flag == "--max-new") {
+      if (!value(text) || !parseLong(flag, text, 0, args.maxNew)) return false;
+    } else if (flag == "--temperature") {
+      if (!value(text) || !parseDouble(flag, text, args.temperature)) return false;
+      if (args.temperature < 0) return fail("--temperature must be >= 0");
+    } else if (flag == "--top-p") {
+      if (!value(text) || !parseDouble(flag, text, args.topP)) return false;
+      if (!(args.topP > 0 && args.topP <= 1)) return fail("--top-p must be in (0, 1]");
+    } else if (flag == "--head-gate") {
+      if (!value(text) || !parseDouble(flag, text, args.headGate)) return false;
+    } else if (flag == "--seed") {
+      long seed;
+      if (!value(text) || !parseLong(flag, text, 0, seed)) return false;
+      args.seed = static_cast<uint64_t>(seed);
+    } else if (flag == "--device") {
+      if (!value(text)) return false;
+      args.device = text;
+    } else if (!flag.empty() && flag[0] == '-') {
+      return fail("unknown option '" + flag + "' (see --help)");
+    } else if (args.plan.empty()) {
+      args.plan = flag;
+    } else {
+      return fail("unexpected argument '" + flag + "' (one plan only)");
+    }
+  }
+  if (args.help || args.listDevices)
+    return true;
+  if (args.plan.empty())
+    return fail("no plan given (see --help)");
+  if (args.weights.empty())
+    return fail("--weights is required");
+  if (!args.havePrompt)
+    return fail("--prompt is required");
+  return true;
+}
+
+const char *typeName(kiln_device_type_t type) {
+  switch (type) {
+  case KILN_DEVICE_TYPE_DISCRETE_GPU: return "discrete GPU";
+  case KILN_DEVICE_TYPE_INTEGRATED_GPU: return "integrated GPU";
+  case KILN_DEVICE_TYPE_VIRTUAL_GPU: return "virtual GPU";
+  case KILN_DEVICE_TYPE_CPU: return "CPU";
+  default: return "other";
+  }
+}
+
+// Prints the status once and returns the exit code; frees it.
+int report(kiln_status_t status) {
+  std::fprintf(stderr, "kiln-run: error: %s: %s\n", kiln_status_code_name(kiln_status_code(status)),
+               kiln_status_message(status));
+  kiln_status_free(status);
+  return 1;
+}
+
+int listDevices() {
+  size_t count = 0;
+  if (kiln_status_t status = kiln_enumerate_devices(nullptr, 0, &count))
+    return report(status);
+  std::vector<kiln_device_info_t> devices(count);
+  if (kiln_status_t status = kiln_enumerate_devices(devices.data(), devices.size(), &count))
+    return report(status);
+  for (const auto &device : devices)
+    std::printf("%u: %s (%s, subgroup %u, max workgroup %u, %.1f GiB device-local)\n", device.index,
+                device.name, typeName(device.type), device.subgroup_size,
+                device.max_workgroup_invocations, device.device_local_bytes / 1073741824.0);
+  return 0;
+}
+
+struct Handles {
+  kiln_instance_t *instance = nullptr;
+  kiln_plan_t *plan = nullptr;
+  kiln_session_t *session = nullptr;
+  ~Handles() {
+    kiln_session_release(session);
+    kiln_plan_release(plan);
+    kiln_instance_release(instance);
+  }
+};
+
+int run(const Arguments &args) {
+  Handles handles;
+  kiln_instance_options_t instanceOptions;
+  kiln_instance_options_init(&instanceOptions);
+  long index = -1;
+  char *end = nullptr;
+  if (!args.device.empty()) {
+    index = std::strtol(args.device.c_str(), &end, 10);
+    if (*end) {
+      index = -1;
+      instanceOptions.device_name = args.device.c_str();
+    }
+  }
+  instanceOptions.device_index = static_cast<int32_t>(index);
+  if (kiln_status_t status = kiln_instance_create(&instanceOptions, &handles.instance))
+    return report(status);
+  if (kiln_status_t status = kiln_plan_load_file(handles.instance, args.plan.c_str(), &handles.plan))
+    return report(status);
+
+  kiln_session_options_t options;
+  kiln_session_options_init(&options);
+  options.weights_path = args.weights.c_str();
+  options.temperature = static_cast<float>(args.temperature);
+  options.top_p = static_cast<float>(args.topP);
+  options.seed = args.seed;
+  options.head_gate = static_cast<float>(args.headGate);
+  options.enable_profiling = args.profile ? 1 : 0;
+  if (kiln_status_t status = kiln_session_create(handles.plan, &options, &handles.session))
+    return report(status);
+
+  std::vector<kiln_step_result_t> generated;
+  kiln_step_result_t result{};
+  if (args.maxNew > 0) {
+    if (kiln_status_t status = kiln_session_prefill(handles.session, args.prompt.data(),
+                                                    args.prompt.size(), &result))
+      return report(status);
+    generated.push_back(result);
+    while (static_cast<long>(generated.size()) < args.maxNew) {
+      if (kiln_status_t status = kiln_session_step(handles.session, result.token, &result))
+        return report(status);
+      generated.push_back(result);
+    }
+  }
+  for (size_t i = 0; i < generated.size(); ++i)
+    std::printf(i ? ",%d" : "%d", generated[i].token);
+  std::printf("\n");
+  if (args.printLogprobs)
+    for (const auto &step : generated)
+      std::printf("token %d logprob %.6f\n", step.token, step.logprob);
+
+  if (args.stats) {
+    kiln_session_stats_t stats;
+    if (kiln_status_t status = kiln_session_stats(handles.session, &stats))
+      return report(status);
+    kiln_device_info_t device;
+    if (kiln_status_t status = kiln_instance_device_info(handles.instance, &device))
+      return report(status);
+    std::fprintf(stderr,
+                 "device: %s\ndispatches/token: %u\nbarriers/token: %u\nbytes/token: %llu\n"
+                 "tokens: %llu\ncalls: %llu\nms/token: %.3f\n",
+                 device.name, stats.dispatches_per_token, stats.barriers_per_token,
+                 static_cast<unsigned long long>(stats.bytes_per_token),
+                 static_cast<unsigned long long>(stats.tokens),
+                 static_cast<unsigned long long>(stats.calls), stats.ms_per_token);
+  }
+  if (args.profile) {
+    size_t count = 0;
+    if (kiln_status_t status = kiln_session_profile(handles.session, nullptr, 0, &count))
+      return report(status);
+    std::vector<kiln_dispatch_profile_t> entries(count);
+    if (kiln_status_t status = kiln_session_profile(handles.session, entries.data(), count, &count))
+      return report(status);
+    std::fprintf(stderr, "profile (GPU ms per call, decode program):\n");
+    for (const auto &entry : entries)
+      std::fprintf(stderr, "  %-40s %10.4f\n", entry.label,
+                   entry.calls ? entry.total_ms / static_cast<double>(entry.calls) : 0.0);
+  }
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Arguments args;
+  if (!parseArguments(argc, argv, args))
+    return 2;
+  if (args.help) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (args.listDevices)
+    return listDevices();
+  return run(args);
+}
