@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -161,6 +162,43 @@ TEST(DorySession, EarlyExitReturnsTheReadOut) {
   ASSERT_TRUE(a && b);
   for (size_t i = 0; i < prompt.size(); ++i)
     EXPECT_EQ((*a)[i], (*b)[i]) << "row " << i;
+}
+
+TEST(DorySession, MultiRowExitsOnlyWhenEveryRowIsConfident) {
+  io::ModelConfig config = exampleConfig("dory-tiny");
+  config.dory.loop.exitThreshold = 1.0;
+  auto model = makeDory(config, io::WeightFormat::F16);
+  ASSERT_TRUE(model);
+  // Each row's read-out max probability, from h after mode 3.
+  std::vector<double> confidence;
+  DorySession probe(model);
+  probe.setHiddenObserver([&](const std::string &stage,
+                              const std::vector<float> &h) {
+    if (stage != "mix3")
+      return;
+    std::vector<float> logits = matVec(model->head, h);
+    for (size_t i = 0; i < logits.size(); ++i)
+      logits[i] *= model->headScale[i];
+    const std::vector<float> lp = logSoftmax(logits);
+    confidence.push_back(std::exp(static_cast<double>(lp[argMax(lp)])));
+  });
+  const std::vector<int> prompt = promptOf(6);
+  ASSERT_TRUE(probe.forward(prompt));
+  ASSERT_EQ(confidence.size(), prompt.size());
+  const double least = *std::min_element(confidence.begin(), confidence.end());
+  const double most = *std::max_element(confidence.begin(), confidence.end());
+  ASSERT_LT(least, most);
+  auto withThreshold = [&](double threshold) {
+    auto copy = std::make_shared<DoryModel>(*model);
+    copy->config.dory.loop.exitThreshold = threshold;
+    DorySession session(copy);
+    EXPECT_TRUE(session.forward(prompt));
+    return session.lastPassesUsed();
+  };
+  // Some rows reach the midpoint, not all: no exit.
+  EXPECT_EQ(withThreshold((least + most) / 2), 2u);
+  // Every row reaches the least confident row's value: exit after pass 0.
+  EXPECT_EQ(withThreshold(least * (1 - 1e-6)), 1u);
 }
 
 TEST(DorySession, MultiRowEqualsOneRowWithOnePass) {
