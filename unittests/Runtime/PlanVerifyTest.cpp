@@ -1,0 +1,233 @@
+// Plan verification: every check has a case that expects its named error.
+#include "TestPlan.h"
+
+#include <gtest/gtest.h>
+
+namespace kiln::test {
+namespace {
+
+class PlanVerifyTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    kiln_instance_options_t options;
+    kiln_instance_options_init(&options);
+    ASSERT_EQ(describe(kiln_instance_create(&options, &instance_)), "");
+  }
+  void TearDown() override { kiln_instance_release(instance_); }
+
+  // "" when the bytes load; else "CODE: message".
+  std::string load(const std::vector<uint8_t> &bytes) {
+    kiln_plan_t *plan = nullptr;
+    std::string result = describe(kiln_plan_load_memory(instance_, bytes.data(), bytes.size(), &plan));
+    kiln_plan_release(plan);
+    return result;
+  }
+  std::string load(const PlanSpec &spec) { return load(buildPlan(spec)); }
+
+  kiln_instance_t *instance_ = nullptr;
+};
+
+TEST_F(PlanVerifyTest, ChainPlanLoads) {
+  ASSERT_FALSE(chainPlan().kernels[0].spirv.empty()) << "kernels were not assembled";
+  EXPECT_EQ(load(chainPlan()), "");
+  kiln_plan_t *plan = nullptr;
+  auto bytes = buildPlan(chainPlan());
+  ASSERT_EQ(describe(kiln_plan_load_memory(instance_, bytes.data(), bytes.size(), &plan)), "");
+  kiln_plan_info_t info;
+  ASSERT_EQ(describe(kiln_plan_info(plan, &info)), "");
+  EXPECT_STREQ(info.model_family, "test");
+  EXPECT_EQ(info.vocab_size, 8u);
+  EXPECT_EQ(info.kernel_count, 3u);
+  EXPECT_EQ(info.buffer_count, 6u);
+  EXPECT_EQ(info.weight_count, 2u);
+  EXPECT_EQ(info.prefill_max_rows, 0u);
+  kiln_plan_release(plan);
+}
+
+TEST_F(PlanVerifyTest, MissingFileIsNotFound) {
+  kiln_plan_t *plan = nullptr;
+  std::string error = describe(kiln_plan_load_file(instance_, "/nonexistent/x.kplan", &plan));
+  EXPECT_EQ(error, "NOT_FOUND: plan file: '/nonexistent/x.kplan': No such file or directory");
+  EXPECT_EQ(plan, nullptr);
+}
+
+TEST_F(PlanVerifyTest, TooSmall) {
+  std::vector<uint8_t> bytes = buildPlan(chainPlan());
+  bytes.resize(4);
+  EXPECT_EQ(load(bytes), "INVALID_ARGUMENT: plan: file too small (4 bytes); a plan starts with an "
+                         "8-byte header");
+}
+
+TEST_F(PlanVerifyTest, Truncated) {
+  std::vector<uint8_t> bytes = buildPlan(chainPlan());
+  bytes.resize(bytes.size() / 2);
+  EXPECT_NE(load(bytes).find("INVALID_ARGUMENT: plan: corrupt flatbuffer"), std::string::npos);
+}
+
+TEST_F(PlanVerifyTest, WrongIdentifier) {
+  std::vector<uint8_t> bytes = buildPlan(chainPlan());
+  std::memcpy(bytes.data() + 4, "XXXX", 4);
+  EXPECT_EQ(load(bytes), "INVALID_ARGUMENT: plan: wrong file identifier 'XXXX' (expected 'KPLN'): "
+                         "not a Kiln plan");
+}
+
+TEST_F(PlanVerifyTest, CorruptRootOffset) {
+  std::vector<uint8_t> bytes = buildPlan(chainPlan());
+  bytes[2] ^= 0x7f; // the root table offset now points far outside the buffer
+  EXPECT_NE(load(bytes).find("corrupt flatbuffer"), std::string::npos);
+}
+
+// Every single flipped byte either loads or fails with a status: never a crash.
+TEST_F(PlanVerifyTest, FlippedBytesNeverCrash) {
+  const std::vector<uint8_t> good = buildPlan(chainPlan());
+  size_t failures = 0;
+  for (size_t i = 0; i < good.size(); ++i) {
+    std::vector<uint8_t> bytes = good;
+    bytes[i] ^= 0xff;
+    if (!load(bytes).empty())
+      ++failures;
+  }
+  // Header, offsets and vtables fail; bytes inside SPIR-V words or names may still load.
+  EXPECT_GT(failures, good.size() / 20);
+}
+
+TEST_F(PlanVerifyTest, WrongSchemaVersion) {
+  PlanSpec spec = chainPlan();
+  spec.version = 2;
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan: schema version 2 not supported (this runtime reads "
+                        "version 1)");
+}
+
+TEST_F(PlanVerifyTest, MetalTargetIsUnavailable) {
+  PlanSpec spec = chainPlan();
+  spec.target = kp::Target::Metal;
+  EXPECT_EQ(load(spec), "UNAVAILABLE: plan target: Metal plans do not run on the Vulkan runtime");
+}
+
+TEST_F(PlanVerifyTest, BindingBufferOutOfRange) {
+  PlanSpec spec = chainPlan();
+  spec.kernels[1].bindings[1].buffer = 17;
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan kernels[1].bindings[1]: buffer 17 out of range "
+                        "(plan has 6 buffers)");
+}
+
+TEST_F(PlanVerifyTest, BindingUsedTwice) {
+  PlanSpec spec = chainPlan();
+  spec.kernels[2].bindings[1].binding = 0;
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan kernels[2].bindings[1]: binding 0 used twice");
+}
+
+TEST_F(PlanVerifyTest, BindingRangePastBuffer) {
+  PlanSpec spec = chainPlan();
+  spec.kernels[0].bindings[1].range = 128;
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan kernels[0].bindings[1]: range [64, 192) exceeds "
+                        "buffer 0 (128 bytes)");
+}
+
+TEST_F(PlanVerifyTest, KernelWritingWeights) {
+  PlanSpec spec = chainPlan();
+  spec.kernels[0].bindings[0].access = kp::Access::Write;
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan kernels[0].bindings[0]: writes weight buffer 0");
+}
+
+TEST_F(PlanVerifyTest, WorkgroupTooLarge) {
+  PlanSpec spec = chainPlan();
+  spec.kernels[0].workgroup[0] = 1u << 20;
+  EXPECT_NE(load(spec).find("INVALID_ARGUMENT: plan kernels[0].workgroup_size: dimension 0 is 1048576"),
+            std::string::npos);
+}
+
+TEST_F(PlanVerifyTest, UnsupportedSubgroupSize) {
+  PlanSpec spec = chainPlan();
+  spec.kernels[0].subgroupSize = 3; // never a power of two
+  EXPECT_NE(load(spec).find("UNAVAILABLE: plan kernels[0]: needs subgroup size 3"), std::string::npos);
+}
+
+TEST_F(PlanVerifyTest, PushConstantsDisagreeWithKernel) {
+  PlanSpec spec = chainPlan();
+  spec.programs[0].dispatches[1].pushConstants = {7};
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan programs[0] 'decode'.dispatches[1].push_constants: 4 "
+                        "bytes; kernel 'scale_add_token' declares 0");
+}
+
+TEST_F(PlanVerifyTest, DispatchKernelOutOfRange) {
+  PlanSpec spec = chainPlan();
+  spec.programs[0].dispatches[2].kernel = 9;
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan programs[0] 'decode'.dispatches[2]: kernel 9 out of "
+                        "range (plan has 3 kernels)");
+}
+
+TEST_F(PlanVerifyTest, ZeroGrid) {
+  PlanSpec spec = chainPlan();
+  spec.programs[0].dispatches[0].grid[1] = 0;
+  EXPECT_NE(load(spec).find("dispatches[0].grid: dimension 1 is 0"), std::string::npos);
+}
+
+TEST_F(PlanVerifyTest, NoDecodeProgram) {
+  PlanSpec spec = chainPlan();
+  spec.programs[0].name = "step";
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan programs: no \"decode\" program");
+}
+
+TEST_F(PlanVerifyTest, ReadbackCountDiffersFromVocab) {
+  PlanSpec spec = chainPlan();
+  spec.programs[0].readback->count = 4;
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan programs[0] 'decode'.readback: count 4 differs from "
+                        "vocab_size 8");
+}
+
+TEST_F(PlanVerifyTest, ReadbackIntoDeviceBuffer) {
+  PlanSpec spec = chainPlan();
+  spec.programs[0].readback->buffer = 2;
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan programs[0] 'decode'.readback: buffer 2 is not a "
+                        "Readback buffer");
+}
+
+TEST_F(PlanVerifyTest, BufferIdDiffersFromIndex) {
+  PlanSpec spec = chainPlan();
+  spec.buffers[3].id = 7;
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan buffers[3]: id 7 differs from its index");
+}
+
+TEST_F(PlanVerifyTest, TwoParamsBuffers) {
+  PlanSpec spec = chainPlan();
+  spec.buffers[1].kind = kp::BufferKind::Params;
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan buffers: needs exactly one Params buffer, has 2");
+}
+
+TEST_F(PlanVerifyTest, WeightPastItsBuffer) {
+  PlanSpec spec = chainPlan();
+  spec.weights[1].offset = 112; // 8 widened f32 = 32 bytes: [112, 144) > 128
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan weights[1] 'x': range [112, 144) exceeds buffer 0 "
+                        "(128 bytes)");
+}
+
+TEST_F(PlanVerifyTest, WeightLayoutRefusesDtype) {
+  PlanSpec spec = chainPlan();
+  spec.weights[0].layout = kp::WeightLayout::F16RowMajor;
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan weights[0] 'w': layout F16RowMajor does not take "
+                        "dtype F32");
+}
+
+TEST_F(PlanVerifyTest, WeightInScratchBuffer) {
+  PlanSpec spec = chainPlan();
+  spec.weights[0].buffer = 1;
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan weights[0] 'w'.buffer: buffer 1 is not a Weight buffer");
+}
+
+TEST_F(PlanVerifyTest, ParamFieldOutsideBlock) {
+  PlanSpec spec = chainPlan();
+  spec.fields[3].offset = 16;
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan params.fields[3] 'rows': bytes [16, 20) do not fit "
+                        "the block of 16 bytes (or are unaligned)");
+}
+
+TEST_F(PlanVerifyTest, ParamRuleNeedsModulus) {
+  PlanSpec spec = chainPlan();
+  spec.fields[2].n = 0;
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan params.fields[2] 'ring_slot': rule PositionModN "
+                        "needs n > 0");
+}
+
+} // namespace
+} // namespace kiln::test

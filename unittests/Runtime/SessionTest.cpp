@@ -1,0 +1,239 @@
+// Sessions on the device: exact results of single and chained dispatches, replay over
+// tokens with the parameter block changing, state persistence and reset, prefill,
+// weight-file mismatches, stats and profiling.
+#include "TestPlan.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace kiln::test {
+namespace {
+
+class SessionTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    kiln_instance_options_t options;
+    kiln_instance_options_init(&options);
+    ASSERT_EQ(describe(kiln_instance_create(&options, &instance_)), "");
+    dir_ = tempDir();
+  }
+  void TearDown() override {
+    kiln_session_release(session_);
+    kiln_plan_release(plan_);
+    kiln_instance_release(instance_);
+  }
+
+  // Loads `spec` and opens a session on `weights`; returns "" or the error.
+  std::string open(const PlanSpec &spec, const std::string &weights, bool profiling = false) {
+    auto bytes = buildPlan(spec);
+    std::string error = describe(kiln_plan_load_memory(instance_, bytes.data(), bytes.size(), &plan_));
+    if (!error.empty())
+      return error;
+    kiln_session_options_t options;
+    kiln_session_options_init(&options);
+    options.weights_path = weights.c_str();
+    options.enable_profiling = profiling ? 1 : 0;
+    return describe(kiln_session_create(plan_, &options, &session_));
+  }
+
+  std::vector<float> readback() {
+    std::vector<float> values(8, NAN);
+    EXPECT_EQ(describe(kiln_session_read_logprobs(session_, values.data(), values.size())), "");
+    return values;
+  }
+
+  kiln_instance_t *instance_ = nullptr;
+  kiln_plan_t *plan_ = nullptr;
+  kiln_session_t *session_ = nullptr;
+  std::string dir_;
+};
+
+TEST_F(SessionTest, SingleDispatchIsExact) {
+  PlanSpec spec = chainPlan();
+  spec.programs[0].dispatches.resize(1);
+  spec.programs[0].readback = ReadbackSpec{1, 0, 5, 0, 8}; // y
+  ASSERT_EQ(open(spec, writeChainWeights(dir_)), "");
+  ASSERT_EQ(describe(kiln_session_prefill(session_, std::vector<int32_t>{3, 3, 3}.data(), 3, nullptr)), "");
+  // The last call ran at position 2.
+  std::vector<float> y = readback();
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(y[i], chainW(i) * chainX(i) + 2.0f) << "i = " << i;
+}
+
+TEST_F(SessionTest, ChainWithBarriersReplaysOverTokens) {
+  ASSERT_EQ(open(chainPlan(), writeChainWeights(dir_)), "");
+  std::vector<float> expected(8, 0.0f);
+  const int32_t tokens[] = {5, 0, 7, 2};
+  for (int step = 0; step < 4; ++step) {
+    kiln_step_result_t result{};
+    ASSERT_EQ(describe(kiln_session_step(session_, tokens[step], &result)), "");
+    for (int i = 0; i < 8; ++i)
+      expected[i] += 2.0f * (chainW(i) * chainX(i) + static_cast<float>(step)) +
+                     static_cast<float>(tokens[step]);
+    std::vector<float> s = readback();
+    for (int i = 0; i < 8; ++i)
+      EXPECT_EQ(s[i], expected[i]) << "step " << step << " i " << i;
+    // Greedy picks the largest accumulated value: the last (w=8, x=1.25).
+    EXPECT_EQ(result.token, 7);
+    EXPECT_EQ(result.logprob, expected[7]);
+  }
+  EXPECT_EQ(kiln_session_position(session_), 4u);
+
+  kiln_session_stats_t stats;
+  ASSERT_EQ(describe(kiln_session_stats(session_, &stats)), "");
+  EXPECT_EQ(stats.dispatches_per_token, 3u);
+  // Entry barrier, two plan barriers (the first dispatch needs none), copy, host read.
+  EXPECT_EQ(stats.barriers_per_token, 5u);
+  EXPECT_EQ(stats.tokens, 4u);
+  EXPECT_EQ(stats.calls, 4u);
+  // Bound ranges: axpy 32+32+32+16, scale 32+32+16, accumulate 32+32.
+  EXPECT_EQ(stats.bytes_per_token, 112u + 80u + 64u);
+  EXPECT_GT(stats.ms_per_token, 0.0);
+}
+
+TEST_F(SessionTest, ResetZeroesStateAndPosition) {
+  ASSERT_EQ(open(chainPlan(), writeChainWeights(dir_)), "");
+  ASSERT_EQ(describe(kiln_session_step(session_, 4, nullptr)), "");
+  ASSERT_EQ(describe(kiln_session_step(session_, 4, nullptr)), "");
+  ASSERT_EQ(describe(kiln_session_reset(session_)), "");
+  EXPECT_EQ(kiln_session_position(session_), 0u);
+  std::vector<float> none(8);
+  EXPECT_NE(describe(kiln_session_read_logprobs(session_, none.data(), 8)).find("FAILED_PRECONDITION"),
+            std::string::npos);
+  ASSERT_EQ(describe(kiln_session_step(session_, 1, nullptr)), "");
+  std::vector<float> s = readback();
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(s[i], 2.0f * chainW(i) * chainX(i) + 1.0f) << "i = " << i;
+}
+
+TEST_F(SessionTest, PrefillWithoutPrefillProgramRunsDecodePerToken) {
+  ASSERT_EQ(open(chainPlan(), writeChainWeights(dir_)), "");
+  const std::vector<int32_t> prompt = {1, 2, 3};
+  ASSERT_EQ(describe(kiln_session_prefill(session_, prompt.data(), prompt.size(), nullptr)), "");
+  EXPECT_EQ(kiln_session_position(session_), 3u);
+  std::vector<float> s = readback();
+  for (int i = 0; i < 8; ++i) {
+    float expected = 0;
+    for (int p = 0; p < 3; ++p)
+      expected += 2.0f * (chainW(i) * chainX(i) + p) + prompt[p];
+    EXPECT_EQ(s[i], expected) << "i = " << i;
+  }
+}
+
+// The parameter block follows each field's rule, for decode and for multi-row prefill.
+TEST_F(SessionTest, ParameterRulesInDecodeAndPrefill) {
+  using A = kp::Access;
+  PlanSpec spec = chainPlan();
+  spec.kernels = {{"param_probe", loadKernel("param_probe"), {4, 1, 1},
+                   {{0, 1, A::Write}, {1, 4, A::Read, kp::DescriptorKind::UniformBuffer}}}};
+  ProgramSpec decode{"decode", 1, {{0, {2, 1, 1}, true, "probe"}}, ReadbackSpec{1, 0, 5, 0, 8}};
+  ProgramSpec prefill{"prefill", 4, {{0, {2, 1, 1}, true, "probe"}}, ReadbackSpec{1, 0, 5, 0, 8}};
+  spec.programs = {decode, prefill};
+  ASSERT_EQ(open(spec, writeChainWeights(dir_)), "");
+
+  const std::vector<int32_t> prompt = {1, 2, 3, 4, 5, 6};
+  ASSERT_EQ(describe(kiln_session_prefill(session_, prompt.data(), prompt.size(), nullptr)), "");
+  EXPECT_EQ(kiln_session_position(session_), 6u);
+  // Calls of 4 and 2 rows; the last starts at position 4 with token 5.
+  std::vector<float> y = readback();
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(y[i], 5 + 100 * 4 + 10000 * (4 % 3) + 1000000 * 2 + i) << "i = " << i;
+
+  ASSERT_EQ(describe(kiln_session_step(session_, 7, nullptr)), "");
+  y = readback();
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(y[i], 7 + 100 * 6 + 10000 * (6 % 3) + 1000000 * 1 + i) << "i = " << i;
+}
+
+TEST_F(SessionTest, ProfilingReportsEveryDispatch) {
+  ASSERT_EQ(open(chainPlan(), writeChainWeights(dir_), /*profiling=*/true), "");
+  ASSERT_EQ(describe(kiln_session_step(session_, 1, nullptr)), "");
+  ASSERT_EQ(describe(kiln_session_step(session_, 1, nullptr)), "");
+  size_t count = 0;
+  ASSERT_EQ(describe(kiln_session_profile(session_, nullptr, 0, &count)), "");
+  ASSERT_EQ(count, 3u);
+  std::vector<kiln_dispatch_profile_t> entries(count);
+  ASSERT_EQ(describe(kiln_session_profile(session_, entries.data(), count, &count)), "");
+  EXPECT_STREQ(entries[0].label, "axpy");
+  EXPECT_STREQ(entries[2].label, "accumulate");
+  EXPECT_EQ(entries[1].kernel, 1u);
+  EXPECT_EQ(entries[0].calls, 2u);
+  EXPECT_GE(entries[0].total_ms, 0.0);
+}
+
+TEST_F(SessionTest, ProfileWithoutProfilingIsRefused) {
+  ASSERT_EQ(open(chainPlan(), writeChainWeights(dir_)), "");
+  size_t count = 0;
+  EXPECT_EQ(describe(kiln_session_profile(session_, nullptr, 0, &count)),
+            "FAILED_PRECONDITION: profile: the session was created without enable_profiling");
+}
+
+TEST_F(SessionTest, TokenOutOfVocabulary) {
+  ASSERT_EQ(open(chainPlan(), writeChainWeights(dir_)), "");
+  EXPECT_EQ(describe(kiln_session_step(session_, 8, nullptr)),
+            "OUT_OF_RANGE: token 8 (at 0) out of range: vocab_size is 8");
+  // Bad input does not fail the session.
+  EXPECT_EQ(describe(kiln_session_step(session_, 1, nullptr)), "");
+}
+
+TEST_F(SessionTest, PositionPastMaxPosition) {
+  PlanSpec spec = chainPlan();
+  spec.maxPosition = 2;
+  ASSERT_EQ(open(spec, writeChainWeights(dir_)), "");
+  const std::vector<int32_t> prompt = {1, 2, 3};
+  EXPECT_EQ(describe(kiln_session_prefill(session_, prompt.data(), 3, nullptr)),
+            "OUT_OF_RANGE: position 2 would reach the plan's max_position 2");
+}
+
+TEST_F(SessionTest, MissingWeightsFile) {
+  EXPECT_EQ(open(chainPlan(), dir_ + "/none.safetensors"),
+            "NOT_FOUND: weights '" + dir_ + "/none.safetensors': file not found");
+}
+
+TEST_F(SessionTest, WeightTensorMissing) {
+  PlanSpec spec = chainPlan();
+  spec.weights[1].name = "x2";
+  std::string path = writeChainWeights(dir_);
+  EXPECT_EQ(open(spec, path), "NOT_FOUND: weights '" + path + "': tensor 'x2' (plan weights[1]) is missing");
+}
+
+TEST_F(SessionTest, WeightTensorWrongDtype) {
+  PlanSpec spec = chainPlan();
+  spec.weights[0].dtype = kp::DType::F16;
+  spec.weights[0].layout = kp::WeightLayout::Copy;
+  std::string path = writeChainWeights(dir_);
+  EXPECT_EQ(open(spec, path), "INVALID_ARGUMENT: weights '" + path +
+                                  "': tensor 'w' (plan weights[0]) has dtype F32, the plan expects F16");
+}
+
+TEST_F(SessionTest, WeightTensorWrongShape) {
+  PlanSpec spec = chainPlan();
+  spec.weights[1].shape = {4, 2};
+  std::string path = writeChainWeights(dir_);
+  EXPECT_EQ(open(spec, path), "INVALID_ARGUMENT: weights '" + path +
+                                  "': tensor 'x' (plan weights[1]) has shape [2, 4], the plan "
+                                  "expects [4, 2]");
+}
+
+TEST_F(SessionTest, CorruptWeightsFile) {
+  std::string path = dir_ + "/bad.safetensors";
+  FILE *file = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(file, nullptr);
+  std::fputs("not a safetensors file", file);
+  std::fclose(file);
+  EXPECT_EQ(open(chainPlan(), path).rfind("INVALID_ARGUMENT: weights: ", 0), 0u);
+}
+
+// Release order does not matter: the session keeps its plan and instance alive.
+TEST_F(SessionTest, ReleaseInAnyOrder) {
+  ASSERT_EQ(open(chainPlan(), writeChainWeights(dir_)), "");
+  kiln_instance_release(instance_);
+  instance_ = nullptr;
+  kiln_plan_release(plan_);
+  plan_ = nullptr;
+  EXPECT_EQ(describe(kiln_session_step(session_, 1, nullptr)), "");
+}
+
+} // namespace
+} // namespace kiln::test
