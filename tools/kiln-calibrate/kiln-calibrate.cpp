@@ -1,0 +1,271 @@
+//===- kiln-calibrate.cpp - Measure a device, write a target descriptor ---===//
+//
+// Runs calibration plans (bench/calibrate/*.mlir compiled by kiln-compile; see
+// bench/calibrate/README.md) through the public runtime API and turns their
+// wall times into the numbers the cost model needs:
+//   submit      a plan of one tiny dispatch: one submit + fence wait
+//   boundary    a chain of N dependent tiny dispatches (a barrier each), minus submit
+//   no-barrier  N independent tiny dispatches (no barriers), minus submit
+//   bandwidth   a large streaming elementwise stage: bytes / time
+//   mat-vec     f16 and q8_2f decode mat-vecs: bytes / time, as a fraction of bandwidth
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Cost/TargetDesc.h"
+#include "kiln/IO/Safetensors.h"
+#include "kiln/runtime.h"
+#include "kiln/schemas/plan_generated.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Options {
+  std::string plansDir;
+  std::string base;
+  std::string output;
+  std::string name;
+  int iterations = 200;
+  int deviceIndex = -1;
+};
+
+void printHelp() {
+  std::printf(
+      "usage: kiln-calibrate --plans DIR -o TARGET.json [--name NAME] [--base BASE.json]\n"
+      "                      [--iterations N] [--device INDEX]\n\n"
+      "Measures the local Vulkan device with the calibration plans in DIR\n"
+      "(submit.kplan, chain.kplan, independent.kplan, stream.kplan,\n"
+      " matvec-f16.kplan, matvec-q8_2f.kplan; built by kiln-compile from\n"
+      " bench/calibrate/) and writes a target descriptor (docs/cost-model.md).\n"
+      "Fields it does not measure come from --base (default: built-in defaults).\n");
+}
+
+bool parseArgs(int argc, char **argv, Options &o, std::string &error) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](std::string &out) {
+      if (i + 1 >= argc) {
+        error = "option '" + a + "' needs a value";
+        return false;
+      }
+      out = argv[++i];
+      return true;
+    };
+    std::string v;
+    if (a == "--help" || a == "-h") {
+      printHelp();
+      std::exit(0);
+    } else if (a == "--plans") {
+      if (!value(o.plansDir)) return false;
+    } else if (a == "--base") {
+      if (!value(o.base)) return false;
+    } else if (a == "-o") {
+      if (!value(o.output)) return false;
+    } else if (a == "--name") {
+      if (!value(o.name)) return false;
+    } else if (a == "--iterations" || a == "--device") {
+      if (!value(v)) return false;
+      char *end = nullptr;
+      long n = std::strtol(v.c_str(), &end, 10);
+      if (*end || n < 0 || (a == "--iterations" && n < 1)) {
+        error = "option '" + a + "' needs a whole number, got '" + v + "'";
+        return false;
+      }
+      (a == "--iterations" ? o.iterations : o.deviceIndex) = int(n);
+    } else {
+      error = "unknown option '" + a + "' (see --help)";
+      return false;
+    }
+  }
+  if (o.plansDir.empty() || o.output.empty()) {
+    error = "--plans and -o are required (see --help)";
+    return false;
+  }
+  return true;
+}
+
+std::string takeMessage(kiln_status_t s) {
+  std::string m = kiln_status_message(s);
+  kiln_status_free(s);
+  return m;
+}
+
+// Random weights matching a plan's weight list, so a calibration plan runs.
+bool writeWeightsFor(const std::string &planPath, const std::string &weightsPath,
+                     std::string &error) {
+  std::ifstream in(planPath, std::ios::binary);
+  if (!in) {
+    error = "cannot open '" + planPath + "'";
+    return false;
+  }
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  flatbuffers::Verifier verifier(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size());
+  if (!kiln::plan::VerifyPlanBuffer(verifier)) {
+    error = planPath + ": not a valid plan";
+    return false;
+  }
+  const kiln::plan::Plan *plan = kiln::plan::GetPlan(bytes.data());
+  kiln::io::SafetensorsWriter writer;
+  writer.setMetadata("kiln.format", plan->weight_format() ? plan->weight_format()->str() : "f16");
+  writer.setMetadata("kiln.family", plan->model_family()->str());
+  std::mt19937 rng(1);
+  if (plan->weights()) {
+    for (const kiln::plan::WeightTensor *w : *plan->weights()) {
+      std::vector<int64_t> shape(w->shape()->begin(), w->shape()->end());
+      kiln::io::DType dtype = w->dtype() == kiln::plan::DType::F16 ? kiln::io::DType::F16
+                              : w->dtype() == kiln::plan::DType::I8 ? kiln::io::DType::I8
+                                                                    : kiln::io::DType::F32;
+      size_t n = size_t(kiln::io::shapeElementCount(shape)) * kiln::io::dtypeSize(dtype);
+      std::vector<uint8_t> data(n);
+      // Small finite values in every dtype: f16 0x2xxx is about 2^-5..2^-4.
+      for (size_t i = 0; i < n; ++i)
+        data[i] = dtype == kiln::io::DType::F16 ? (i % 2 ? 0x2c : uint8_t(rng()))
+                  : dtype == kiln::io::DType::F32 ? (i % 4 == 3 ? 0x3c : 0)
+                                                  : uint8_t(rng() % 64);
+      if (auto s = writer.addTensor(w->name()->str(), dtype, shape, std::move(data)); !s) {
+        error = s.error().message();
+        return false;
+      }
+    }
+  }
+  if (auto s = writer.write(weightsPath); !s) {
+    error = s.error().message();
+    return false;
+  }
+  return true;
+}
+
+struct Measurement {
+  double msPerCall = 0;
+  uint32_t dispatches = 0;
+  uint64_t bytes = 0;
+};
+
+bool measure(kiln_instance_t *instance, const std::string &planPath, int iterations,
+             Measurement &out, std::string &error) {
+  std::string weights = planPath + ".weights.safetensors";
+  if (!writeWeightsFor(planPath, weights, error))
+    return false;
+  kiln_plan_t *plan = nullptr;
+  kiln_session_t *session = nullptr;
+  kiln_status_t s = kiln_plan_load_file(instance, planPath.c_str(), &plan);
+  if (!s) {
+    kiln_session_options_t so;
+    kiln_session_options_init(&so);
+    so.weights_path = weights.c_str();
+    s = kiln_session_create(plan, &so, &session);
+  }
+  kiln_plan_info_t info{};
+  if (!s)
+    s = kiln_plan_info(plan, &info);
+  // Warm up, then time `iterations` calls; positions wrap well inside max_position.
+  kiln_session_stats_t before{}, after{};
+  for (int phase = 0; !s && phase < 2; ++phase) {
+    if (phase == 1)
+      s = kiln_session_stats(session, &before);
+    int n = phase == 0 ? 10 : iterations;
+    for (int i = 0; !s && i < n; ++i) {
+      if (kiln_session_position(session) + 1 >= info.max_position)
+        s = kiln_session_reset(session);
+      if (!s)
+        s = kiln_session_step(session, 0, nullptr);
+    }
+  }
+  if (!s)
+    s = kiln_session_stats(session, &after);
+  if (s) {
+    error = planPath + ": " + takeMessage(s);
+  } else {
+    out.msPerCall = (after.total_ms - before.total_ms) / double(after.calls - before.calls);
+    out.dispatches = after.dispatches_per_token;
+    out.bytes = after.bytes_per_token;
+  }
+  kiln_session_release(session);
+  kiln_plan_release(plan);
+  std::remove(weights.c_str());
+  return !s;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options o;
+  std::string error;
+  if (!parseArgs(argc, argv, o, error)) {
+    std::fprintf(stderr, "kiln-calibrate: %s\n", error.c_str());
+    return 1;
+  }
+  kiln::cost::TargetDesc desc;
+  if (!o.base.empty()) {
+    auto base = kiln::cost::loadTargetDesc(o.base);
+    if (!base) {
+      std::fprintf(stderr, "kiln-calibrate: %s\n", base.error().message().c_str());
+      return 1;
+    }
+    desc = *base;
+  }
+  kiln_instance_options_t io;
+  kiln_instance_options_init(&io);
+  io.device_index = o.deviceIndex;
+  kiln_instance_t *instance = nullptr;
+  if (kiln_status_t s = kiln_instance_create(&io, &instance)) {
+    std::fprintf(stderr, "kiln-calibrate: %s\n", takeMessage(s).c_str());
+    return 1;
+  }
+  kiln_device_info_t dev{};
+  kiln_instance_device_info(instance, &dev);
+  std::fprintf(stderr, "kiln-calibrate: device '%s'\n", dev.name);
+
+  const char *names[] = {"submit", "chain", "independent", "stream", "matvec-f16", "matvec-q8_2f"};
+  Measurement m[6];
+  for (int i = 0; i < 6; ++i) {
+    std::string path = o.plansDir + "/" + names[i] + ".kplan";
+    std::fprintf(stderr, "kiln-calibrate: [%d/6] %s\n", i + 1, names[i]);
+    if (!measure(instance, path, o.iterations, m[i], error)) {
+      std::fprintf(stderr, "kiln-calibrate: %s\n", error.c_str());
+      kiln_instance_release(instance);
+      return 1;
+    }
+  }
+  kiln_instance_release(instance);
+
+  auto perDispatchUs = [&](const Measurement &many) {
+    uint32_t extra = many.dispatches > m[0].dispatches ? many.dispatches - m[0].dispatches : 1;
+    return std::max(0.01, (many.msPerCall - m[0].msPerCall) * 1000.0 / double(extra));
+  };
+  auto bandwidthGBps = [&](const Measurement &x) {
+    double us = std::max(1e-3, (x.msPerCall - m[0].msPerCall) * 1000.0);
+    return double(x.bytes) / (us * 1e3);
+  };
+  desc.name = o.name.empty() ? std::string(dev.name) : o.name;
+  desc.api = "vulkan";
+  desc.submitMicros = m[0].msPerCall * 1000.0;
+  desc.boundaryMicros = perDispatchUs(m[1]);
+  desc.boundaryNoBarrierMicros = perDispatchUs(m[2]);
+  desc.readBandwidthGBps = bandwidthGBps(m[3]);
+  double f16 = bandwidthGBps(m[4]), q8 = bandwidthGBps(m[5]);
+  desc.matvecEfficiency = std::min(1.0, std::max(f16, q8) / desc.readBandwidthGBps);
+  desc.subgroupSize = dev.subgroup_size;
+  desc.maxWorkgroupSize = dev.max_workgroup_invocations;
+  std::ostringstream src;
+  src << "kiln-calibrate on '" << dev.name << "': submit " << desc.submitMicros
+      << " us, boundary " << desc.boundaryMicros << " us, no-barrier "
+      << desc.boundaryNoBarrierMicros << " us, stream " << desc.readBandwidthGBps
+      << " GB/s, matvec f16 " << f16 << " GB/s, q8_2f " << q8 << " GB/s";
+  desc.source = src.str();
+  std::fprintf(stderr, "kiln-calibrate: %s\n", desc.source.c_str());
+  if (auto s = kiln::cost::saveTargetDesc(desc, o.output); !s) {
+    std::fprintf(stderr, "kiln-calibrate: %s\n", s.error().message().c_str());
+    return 1;
+  }
+  return 0;
+}
