@@ -225,6 +225,16 @@ TEST_F(SessionTest, CorruptWeightsFile) {
   EXPECT_EQ(open(chainPlan(), path).rfind("INVALID_ARGUMENT: weights: ", 0), 0u);
 }
 
+TEST_F(SessionTest, OutOfDeviceMemoryIsAStatus) {
+  PlanSpec spec = chainPlan();
+  spec.buffers[2].size = 1ull << 42; // 4 TiB of scratch
+  spec.kernels[1].bindings[1].range = 32;
+  spec.kernels[2].bindings[0].range = 32;
+  std::string error = open(spec, writeChainWeights(dir_));
+  // Drivers refuse at vkCreateBuffer or at vkAllocateMemory; both are this status.
+  EXPECT_EQ(error.rfind("RESOURCE_EXHAUSTED: session buffer 2 'z': ", 0), 0u) << error;
+}
+
 // Release order does not matter: the session keeps its plan and instance alive.
 TEST_F(SessionTest, ReleaseInAnyOrder) {
   ASSERT_EQ(open(chainPlan(), writeChainWeights(dir_)), "");
