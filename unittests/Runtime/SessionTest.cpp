@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
 namespace kiln::test {
 namespace {
@@ -223,6 +224,30 @@ TEST_F(SessionTest, CorruptWeightsFile) {
   std::fputs("not a safetensors file", file);
   std::fclose(file);
   EXPECT_EQ(open(chainPlan(), path).rfind("INVALID_ARGUMENT: weights: ", 0), 0u);
+}
+
+// A device flag is reset by a fill recorded at the start of the program, every call:
+// here it is s[0] (bits of 100.0f), so s[0] = 100 + z[0] after each token.
+TEST_F(SessionTest, DeviceFlagsAreResetEveryCall) {
+  PlanSpec spec = chainPlan();
+  uint32_t hundred;
+  float value = 100.0f;
+  std::memcpy(&hundred, &value, 4);
+  spec.flags = {{"exit_flag", 3, 0, hundred}};
+  ASSERT_EQ(open(spec, writeChainWeights(dir_)), "");
+  for (int step = 0; step < 3; ++step) {
+    ASSERT_EQ(describe(kiln_session_step(session_, 2, nullptr)), "");
+    std::vector<float> s = readback();
+    EXPECT_EQ(s[0], 100.0f + 2.0f * (chainW(0) * chainX(0) + step) + 2.0f) << "step " << step;
+  }
+}
+
+TEST_F(SessionTest, DeviceFlagInWeightBufferIsRefused) {
+  PlanSpec spec = chainPlan();
+  spec.flags = {{"exit_flag", 0, 4, 0}};
+  auto bytes = buildPlan(spec);
+  EXPECT_EQ(describe(kiln_plan_load_memory(instance_, bytes.data(), bytes.size(), &plan_)),
+            "INVALID_ARGUMENT: plan device_flags[0] 'exit_flag': lives in a Weight buffer");
 }
 
 TEST_F(SessionTest, OutOfDeviceMemoryIsAStatus) {

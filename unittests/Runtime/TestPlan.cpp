@@ -68,10 +68,13 @@ std::vector<uint8_t> buildPlan(const PlanSpec &spec) {
     programs.push_back(kp::CreateProgramDirect(b, program.name.c_str(), program.maxRows, &dispatches,
                                                readback));
   }
+  std::vector<flatbuffers::Offset<kp::DeviceFlag>> flags;
+  for (const FlagSpec &flag : spec.flags)
+    flags.push_back(kp::CreateDeviceFlagDirect(b, flag.name.c_str(), flag.buffer, flag.offset, flag.resetValue));
   auto sampling = kp::CreateSampling(b, kp::SamplingSite::Host, spec.headGate);
   auto plan = kp::CreatePlanDirect(b, spec.version, spec.target, "unittest", "test", "{}", "",
                                    spec.vocab, spec.maxPosition, &buffers, &weights, &kernels, params,
-                                   &programs, nullptr, sampling);
+                                   &programs, &flags, sampling);
   b.Finish(plan, kp::PlanIdentifier());
   return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
 }

@@ -68,6 +68,12 @@ struct ProgramSpec {
   std::vector<DispatchSpec> dispatches;
   std::optional<ReadbackSpec> readback;
 };
+struct FlagSpec {
+  std::string name;
+  uint32_t buffer;
+  uint64_t offset;
+  uint32_t resetValue;
+};
 struct PlanSpec {
   uint32_t version = static_cast<uint32_t>(kp::Version::Current);
   kp::Target target = kp::Target::Vulkan;
@@ -79,6 +85,7 @@ struct PlanSpec {
   std::vector<FieldSpec> fields;
   std::vector<ProgramSpec> programs;
   kp::HeadGateRule headGate = kp::HeadGateRule::None;
+  std::vector<FlagSpec> flags;
 };
 
 /// The SPIR-V words of Inputs/<name>.spvasm (assembled at build time); empty on error.
