@@ -100,20 +100,22 @@ LogicalResult StateOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 
 void StepOp::getAsmBlockArgumentNames(Region &region,
                                       OpAsmSetValueNameFn setNameFn) {
+  static const char *const names[] = {"token", "position", "top_p"};
   Block &entry = region.front();
-  if (entry.getNumArguments() == 2) {
-    setNameFn(entry.getArgument(0), "token");
-    setNameFn(entry.getArgument(1), "position");
-  }
+  for (auto [index, arg] : llvm::enumerate(entry.getArguments()))
+    if (index < 3)
+      setNameFn(arg, names[index]);
 }
 
 LogicalResult StepOp::verify() {
   Block &entry = getBody().front();
-  if (entry.getNumArguments() != 2 ||
+  unsigned numArgs = entry.getNumArguments();
+  if (numArgs < 2 || numArgs > 3 ||
       !entry.getArgument(0).getType().isIndex() ||
-      !entry.getArgument(1).getType().isIndex())
-    return emitOpError()
-           << "body must take (token: index, position: index)";
+      !entry.getArgument(1).getType().isIndex() ||
+      (numArgs == 3 && !entry.getArgument(2).getType().isF32()))
+    return emitOpError() << "body must take (token: index, position: index) "
+                            "or (token: index, position: index, top_p: f32)";
   auto ret = dyn_cast<ReturnOp>(entry.getTerminator());
   if (!ret)
     return emitOpError() << "body must end in kiln.return";

@@ -98,8 +98,9 @@ def Kiln_StepOp : Kiln_Op<"step", [HasParent<"ModelOp">,
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>]> {
   let summary = "one decode step: (token, position) -> log-probs over the vocabulary";
   let description = [{
-    The body's entry block takes the token id and its position (both `index`) and
-    ends in `kiln.return` of a `tensor<Vxf32>` of log-probabilities (V = the model's
+    The body's entry block takes the token id and its position (both `index`),
+    optionally followed by the session's sampling `top_p` (f32, for
+    `kiln.top_p_gate`; a per-token parameter, not a constant), and ends in `kiln.return` of a `tensor<Vxf32>` of log-probabilities (V = the model's
     vocab). Ops run in program order; state ops order through their effects.
 
     ```mlir
@@ -677,7 +678,9 @@ def Kiln_FarFieldCaptureOp : Kiln_Op<"far_field_capture"> {
     (prepped) query of the first query head of each KV head's group becomes that
     KV head's next landmark, and M (per query head) is rebuilt as the pseudo-inverse
     of `exp(l_a . l_b * scale)` over the held landmarks (the seed's `dory_qcopy`).
-    With fewer landmarks than `landmarks`, the missing ones have zero gain.
+    With fewer landmarks than `landmarks`, the missing ones have zero gain. A
+    later loop pass at a captured position replaces that landmark with its own
+    query, as the ring keeps the last pass's keys.
 
     ```mlir
     kiln.far_field_capture %ff, %qn, %position {stride = 8 : i64, scale = 4.0 : f32}
@@ -702,7 +705,9 @@ def Kiln_FarFieldPushOp : Kiln_Op<"far_field_push"> {
     step's `kiln.kv_ring_write` when capacity == window) and, per query head and
     landmark b, with `s = l_b . k_j * scale`: `z' = max(z_b, s)`,
     `n_b <- n_b e^(z_b - z') + e^(s - z')`, `theta_b <- theta_b e^(z_b - z') + e^(s - z') v_j`,
-    `z_b <- z'`. Nothing happens for `t < window`.
+    `z_b <- z'`. Nothing happens for `t < window`. A push is idempotent per
+    position: a later loop pass at the same position folds nothing again (the
+    state records the last position folded).
 
     ```mlir
     kiln.far_field_push %ff, %kv, %position {window = 8 : i64, scale = 4.0 : f32}
