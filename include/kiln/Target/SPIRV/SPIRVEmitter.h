@@ -1,0 +1,48 @@
+//===- SPIRVEmitter.h - GPU kernels to SPIR-V words -------------*- C++ -*-===//
+#ifndef KILN_TARGET_SPIRV_SPIRVEMITTER_H
+#define KILN_TARGET_SPIRV_SPIRVEMITTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+struct TargetOptions {
+  /// A `#spirv.target_env<...>` in textual form. Used when the module carries
+  /// no `spirv.target_env` attribute; empty means kDefaultTargetEnv.
+  std::string targetEnv;
+};
+
+/// Vulkan 1.1 compute with no optional capability: runs anywhere.
+extern const char *const kDefaultTargetEnv;
+
+struct KernelBinary {
+  std::string name;
+  std::vector<uint32_t> words;
+  std::array<int32_t, 3> workgroupSize = {1, 1, 1};
+  /// Storage-buffer bindings of descriptor set 0, numbered 0..n-1 in the
+  /// kernel's argument order.
+  unsigned bindingCount = 0;
+};
+
+/// Runs the upstream GPU-to-SPIR-V pipeline (map-memref-spirv-storage-class,
+/// convert-math-to-spirv, convert-gpu-to-spirv, spirv-lower-abi-attrs,
+/// spirv-update-vce) on each kernel of each gpu.module separately and
+/// serializes it. Errors are emitted as diagnostics on the module.
+mlir::FailureOr<std::vector<KernelBinary>> emitSPIRV(mlir::ModuleOp module,
+                                                     const TargetOptions &options);
+
+/// The same pipeline, stopping before serialization: the spirv.module of one
+/// kernel, for tests that FileCheck the SPIR-V dialect.
+mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
+lowerKernelToSPIRV(mlir::ModuleOp module, llvm::StringRef kernel,
+                   const TargetOptions &options);
+
+} // namespace kiln
+
+#endif // KILN_TARGET_SPIRV_SPIRVEMITTER_H

@@ -1,0 +1,181 @@
+//===- Dory.cpp - Dory's prep, slerp residual and loop edges ---------------===//
+//
+// All three normalise whole vectors, so each runs a workgroup per vector
+// (per head for prep, one for the hidden row) and reduces squares there. A
+// lane re-reads only values it wrote itself between the passes.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelBuilder.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace kiln {
+
+KernelShape shapeOf(stage::DoryPrepOp op, const StageToGPUOptions &o) {
+  int64_t hd = memrefSize(op.getKRing(), 2);
+  return {o.headWorkgroupSize,
+          memrefSize(op.getQ(), 0) / hd + memrefSize(op.getK(), 0) / hd};
+}
+
+void buildKernel(stage::DoryPrepOp op, KernelBuilder &kb) {
+  int64_t hd = memrefSize(op.getKRing(), 2), cap = memrefSize(op.getKRing(), 1);
+  int64_t qh = memrefSize(op.getQ(), 0) / hd, half = hd / 2;
+  float theta = op.getRopeTheta().convertToFloat();
+  Value eps = kb.f32(op.getEps().convertToFloat());
+  Value position = kb.paramIndex(kb.buffer(op.getParams()), 1);
+  Value slot = kb.rem(position, kb.index(cap));
+  Value head = kb.workgroupId();
+  Value sQk = kb.buffer(op.getSQk());
+
+  // Rotates pairs (i, i + hd/2) of `read`, stores them through `write`, and
+  // returns this lane's sum of squares.
+  auto rotate = [&](const std::function<Value(Value)> &read,
+                    const std::function<void(Value, Value)> &write) {
+    return kb.strided(kb.index(half), kb.f32(0.0f), [&](Value i, Value acc) {
+      Value exponent = kb.fmul(kb.indexToF32(i),
+                               kb.f32(-2.0f * std::log(theta) / float(hd)));
+      Value angle = kb.fmul(kb.indexToF32(position), kb.exp(exponent));
+      Value c = kb.b.create<math::CosOp>(kb.loc, angle);
+      Value s = kb.b.create<math::SinOp>(kb.loc, angle);
+      Value j = kb.add(i, kb.index(half));
+      Value x = read(i), y = read(j);
+      Value u = kb.fsub(kb.fmul(x, c), kb.fmul(y, s));
+      Value v = kb.fadd(kb.fmul(y, c), kb.fmul(x, s));
+      write(i, u);
+      write(j, v);
+      return kb.fadd(acc, kb.fadd(kb.fmul(u, u), kb.fmul(v, v)));
+    });
+  };
+  kb.ifThenElse(
+      kb.ult(head, kb.index(qh)),
+      [&] {
+        Value q = kb.buffer(op.getQ()), qOut = kb.buffer(op.getQOut());
+        Value base = kb.mul(head, kb.index(hd));
+        Value local = rotate(
+            [&](Value i) { return kb.load(q, {kb.add(base, i)}); },
+            [&](Value i, Value x) { kb.store(x, qOut, {kb.add(base, i)}); });
+        Value inv = kb.rsqrt(kb.fadd(kb.reduce(local, ReduceKind::Add), eps));
+        kb.strided(kb.index(hd), [&](Value i) {
+          Value at = kb.add(base, i);
+          Value y = kb.fmul(kb.fmul(kb.load(qOut, {at}), inv),
+                            kb.load(sQk, {head, i}));
+          kb.store(y, qOut, {at});
+        });
+      },
+      [&] {
+        Value kvHead = kb.sub(head, kb.index(qh));
+        Value k = kb.buffer(op.getK()), v = kb.buffer(op.getV());
+        Value kRing = kb.buffer(op.getKRing()), vRing = kb.buffer(op.getVRing());
+        Value base = kb.mul(kvHead, kb.index(hd));
+        Value local = rotate(
+            [&](Value i) { return kb.load(k, {kb.add(base, i)}); },
+            [&](Value i, Value x) { kb.store(x, kRing, {kvHead, slot, i}); });
+        Value inv = kb.rsqrt(kb.fadd(kb.reduce(local, ReduceKind::Add), eps));
+        kb.strided(kb.index(hd), [&](Value i) {
+          Value at = kb.add(base, i);
+          // A pair's two dims are written by one lane: i and i + hd/2 come
+          // from the same lane in the rotate loop only when the strides line
+          // up, so the rescale reads the ring after the reduction's barrier.
+          kb.store(kb.fmul(kb.load(kRing, {kvHead, slot, i}), inv), kRing,
+                   {kvHead, slot, i});
+          kb.store(kb.load(v, {at}), vRing, {kvHead, slot, i});
+        });
+      });
+}
+
+/// Σ v² over a row, reduced over the workgroup.
+static Value sumSquares(KernelBuilder &kb, Value row, int64_t size) {
+  return kb.reduce(kb.strided(kb.index(size), kb.f32(0.0f), [&](Value i, Value acc) {
+    Value v = kb.load(row, {i});
+    return kb.fadd(acc, kb.fmul(v, v));
+  }), ReduceKind::Add);
+}
+
+KernelShape shapeOf(stage::SlerpOp, const StageToGPUOptions &o) {
+  return {o.reduceWorkgroupSize, 1};
+}
+
+void buildKernel(stage::SlerpOp op, KernelBuilder &kb) {
+  int64_t size = memrefSize(op.getHidden(), 0);
+  Value eps = kb.f32(op.getEps().convertToFloat());
+  Value h = kb.buffer(op.getHidden()), o = kb.buffer(op.getUpdate());
+  Value alpha = kb.buffer(op.getAlpha());
+  Value invH = kb.rsqrt(kb.fadd(sumSquares(kb, h, size), eps));
+  Value invO = kb.rsqrt(kb.fadd(sumSquares(kb, o, size), eps));
+  Value local = kb.strided(kb.index(size), kb.f32(0.0f), [&](Value i, Value acc) {
+    Value a = kb.fmul(kb.load(h, {i}), invH);
+    Value y = kb.fadd(a, kb.fmul(kb.load(alpha, {i}),
+                                 kb.fsub(kb.fmul(kb.load(o, {i}), invO), a)));
+    kb.store(y, h, {i});
+    return kb.fadd(acc, kb.fmul(y, y));
+  });
+  Value inv = kb.rsqrt(kb.fadd(kb.reduce(local, ReduceKind::Add), eps));
+  kb.strided(kb.index(size), [&](Value i) {
+    kb.store(kb.fmul(kb.load(h, {i}), inv), h, {i});
+  });
+}
+
+KernelShape shapeOf(stage::DoryMixOp, const StageToGPUOptions &o) {
+  return {o.reduceWorkgroupSize, 1};
+}
+
+void buildKernel(stage::DoryMixOp op, KernelBuilder &kb) {
+  int64_t size = memrefSize(op.getHidden(), 0);
+  int64_t mode = op.getMode();
+  Value eps = kb.f32(op.getEps().convertToFloat());
+  Value h = kb.buffer(op.getHidden()), in = kb.buffer(op.getEntry()),
+        st = kb.buffer(op.getState());
+  auto normaliseH = [&](Value local) {
+    Value inv = kb.rsqrt(kb.fadd(kb.reduce(local, ReduceKind::Add), eps));
+    kb.strided(kb.index(size), [&](Value i) {
+      kb.store(kb.fmul(kb.load(h, {i}), inv), h, {i});
+    });
+  };
+  auto strideSum = [&](const std::function<Value(Value)> &body) {
+    return kb.strided(kb.index(size), kb.f32(0.0f), [&](Value i, Value acc) {
+      Value y = body(i);
+      return kb.fadd(acc, kb.fmul(y, y));
+    });
+  };
+  if (mode == 0) {
+    // Enter: in = st = h, then h = unit(h + h) as the seed writes it.
+    normaliseH(strideSum([&](Value i) {
+      Value v = kb.load(h, {i});
+      kb.store(v, in, {i});
+      kb.store(v, st, {i});
+      Value y = kb.fadd(v, v);
+      kb.store(y, h, {i});
+      return y;
+    }));
+    return;
+  }
+  if (mode == 4) {
+    normaliseH(strideSum([&](Value i) {
+      Value y = kb.fadd(kb.load(st, {i}), kb.load(in, {i}));
+      kb.store(y, h, {i});
+      return y;
+    }));
+    return;
+  }
+  Value inv = kb.rsqrt(kb.fadd(sumSquares(kb, h, size), eps));
+  if (mode == 2 || mode == 3) {
+    kb.strided(kb.index(size), [&](Value i) {
+      Value u = kb.fmul(kb.load(h, {i}), inv);
+      kb.store(u, h, {i});
+      if (mode == 3)
+        kb.store(u, st, {i});
+    });
+    return;
+  }
+  normaliseH(strideSum([&](Value i) {
+    Value u = kb.fmul(kb.load(h, {i}), inv);
+    kb.store(u, st, {i});
+    Value y = kb.fadd(u, kb.load(in, {i}));
+    kb.store(y, h, {i});
+    return y;
+  }));
+}
+
+} // namespace kiln

@@ -1,0 +1,332 @@
+//===- KernelBuilder.cpp - Small helpers to write GPU kernel bodies -------===//
+#include "KernelBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+
+namespace kiln {
+
+Value KernelBuilder::index(int64_t value) {
+  return b.create<arith::ConstantIndexOp>(loc, value);
+}
+Value KernelBuilder::i32(int32_t value) {
+  return b.create<arith::ConstantOp>(loc, b.getI32IntegerAttr(value));
+}
+Value KernelBuilder::f32(float value) {
+  return b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(value));
+}
+
+Value KernelBuilder::threadId() {
+  return b.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
+}
+Value KernelBuilder::workgroupId() {
+  return b.create<gpu::BlockIdOp>(loc, gpu::Dimension::x);
+}
+Value KernelBuilder::globalId() {
+  return add(mul(workgroupId(), index(workgroupSize)), threadId());
+}
+
+Value KernelBuilder::add(Value a, Value c) {
+  return b.create<arith::AddIOp>(loc, a, c);
+}
+Value KernelBuilder::sub(Value a, Value c) {
+  return b.create<arith::SubIOp>(loc, a, c);
+}
+Value KernelBuilder::mul(Value a, Value c) {
+  return b.create<arith::MulIOp>(loc, a, c);
+}
+Value KernelBuilder::div(Value a, Value c) {
+  return b.create<arith::DivUIOp>(loc, a, c);
+}
+Value KernelBuilder::rem(Value a, Value c) {
+  return b.create<arith::RemUIOp>(loc, a, c);
+}
+Value KernelBuilder::min(Value a, Value c) {
+  return b.create<arith::MinUIOp>(loc, a, c);
+}
+Value KernelBuilder::ult(Value a, Value c) {
+  return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, a, c);
+}
+Value KernelBuilder::uge(Value a, Value c) {
+  return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, a, c);
+}
+
+Value KernelBuilder::fadd(Value a, Value c) {
+  return b.create<arith::AddFOp>(loc, a, c);
+}
+Value KernelBuilder::fsub(Value a, Value c) {
+  return b.create<arith::SubFOp>(loc, a, c);
+}
+Value KernelBuilder::fmul(Value a, Value c) {
+  return b.create<arith::MulFOp>(loc, a, c);
+}
+Value KernelBuilder::fdiv(Value a, Value c) {
+  return b.create<arith::DivFOp>(loc, a, c);
+}
+Value KernelBuilder::fmax(Value a, Value c) {
+  return b.create<arith::MaxNumFOp>(loc, a, c);
+}
+Value KernelBuilder::exp(Value a) { return b.create<math::ExpOp>(loc, a); }
+Value KernelBuilder::log(Value a) { return b.create<math::LogOp>(loc, a); }
+Value KernelBuilder::sqrt(Value a) { return b.create<math::SqrtOp>(loc, a); }
+Value KernelBuilder::rsqrt(Value a) { return b.create<math::RsqrtOp>(loc, a); }
+Value KernelBuilder::sigmoid(Value a) {
+  Value one = f32(1.0f);
+  return fdiv(one, fadd(one, exp(b.create<arith::NegFOp>(loc, a))));
+}
+Value KernelBuilder::silu(Value a) { return fmul(a, sigmoid(a)); }
+Value KernelBuilder::softplus(Value a) {
+  // log(1 + e^x) overflows past ~88; MODELS.md takes x itself past 20.
+  Value big = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, a,
+                                      f32(20.0f));
+  Value safe = select(big, f32(0.0f), a);
+  Value soft = log(fadd(f32(1.0f), exp(safe)));
+  return select(big, a, soft);
+}
+Value KernelBuilder::select(Value cond, Value a, Value c) {
+  return b.create<arith::SelectOp>(loc, cond, a, c);
+}
+Value KernelBuilder::indexToF32(Value a) {
+  Value asInt = b.create<arith::IndexCastUIOp>(loc, b.getI32Type(), a);
+  return b.create<arith::UIToFPOp>(loc, b.getF32Type(), asInt);
+}
+
+Value KernelBuilder::load(Value memref, ValueRange indices) {
+  return b.create<memref::LoadOp>(loc, memref, indices);
+}
+void KernelBuilder::store(Value value, Value memref, ValueRange indices) {
+  b.create<memref::StoreOp>(loc, value, memref, indices);
+}
+Value KernelBuilder::paramIndex(Value params, int64_t word) {
+  Value raw = load(params, {index(word)});
+  return b.create<arith::IndexCastUIOp>(loc, b.getIndexType(), raw);
+}
+Value KernelBuilder::paramF32(Value params, int64_t word) {
+  Value raw = load(params, {index(word)});
+  return b.create<arith::BitcastOp>(loc, b.getF32Type(), raw);
+}
+
+void KernelBuilder::ifThen(Value cond, const std::function<void()> &then) {
+  auto ifOp = b.create<scf::IfOp>(loc, cond, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  then();
+}
+
+void KernelBuilder::ifThenElse(Value cond, const std::function<void()> &then,
+                               const std::function<void()> &otherwise) {
+  auto ifOp = b.create<scf::IfOp>(loc, cond, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    then();
+  }
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  otherwise();
+}
+
+void KernelBuilder::forLoop(Value lb, Value ub, Value step,
+                            const std::function<void(Value)> &body) {
+  auto loop = b.create<scf::ForOp>(loc, lb, ub, step);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  body(loop.getInductionVar());
+}
+
+ValueRange KernelBuilder::forLoop(
+    Value lb, Value ub, Value step, ValueRange init,
+    const std::function<SmallVector<Value>(Value, ValueRange)> &body) {
+  auto loop = b.create<scf::ForOp>(loc, lb, ub, step, init);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  SmallVector<Value> next = body(loop.getInductionVar(), loop.getRegionIterArgs());
+  b.create<scf::YieldOp>(loc, next);
+  return loop.getResults();
+}
+
+void KernelBuilder::strided(Value count,
+                            const std::function<void(Value)> &body) {
+  forLoop(threadId(), count, index(workgroupSize), body);
+}
+
+Value KernelBuilder::strided(Value count, Value init,
+                             const std::function<Value(Value, Value)> &body) {
+  return forLoop(threadId(), count, index(workgroupSize), {init},
+                 [&](Value i, ValueRange acc) -> SmallVector<Value> {
+                   return {body(i, acc[0])};
+                 })[0];
+}
+
+void KernelBuilder::barrier() { b.create<gpu::BarrierOp>(loc); }
+
+Value KernelBuilder::workgroupBuffer(int64_t size) {
+  auto space = gpu::AddressSpaceAttr::get(b.getContext(),
+                                          gpu::AddressSpace::Workgroup);
+  auto type = MemRefType::get({size}, b.getF32Type(), MemRefLayoutAttrInterface(),
+                              space);
+  return func.addWorkgroupAttribution(type, loc);
+}
+
+Value KernelBuilder::reduceScratch() {
+  if (!scratch)
+    scratch = workgroupBuffer(workgroupSize);
+  return scratch;
+}
+
+static Value combine(KernelBuilder &kb, ReduceKind kind, Value a, Value c) {
+  return kind == ReduceKind::Add ? kb.fadd(a, c) : kb.fmax(a, c);
+}
+
+Value KernelBuilder::reduce(Value partial, ReduceKind kind) {
+  Value buf = reduceScratch();
+  Value tid = threadId();
+  if (subgroupReduce) {
+    // Subgroup sums, then one slot per subgroup. The subgroup size is read at
+    // run time (subgroup id and count), never assumed.
+    auto op = kind == ReduceKind::Add ? gpu::AllReduceOperation::ADD
+                                      : gpu::AllReduceOperation::MAXNUMF;
+    Value part = b.create<gpu::SubgroupReduceOp>(loc, partial, op,
+                                                 /*uniform=*/true);
+    Value lane = b.create<gpu::LaneIdOp>(loc, /*upper_bound=*/nullptr);
+    Value subgroup = b.create<gpu::SubgroupIdOp>(loc, /*upper_bound=*/nullptr);
+    Value count = b.create<gpu::NumSubgroupsOp>(loc, /*upper_bound=*/nullptr);
+    Value isFirst = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, lane,
+                                            index(0));
+    ifThen(isFirst, [&] { store(part, buf, {subgroup}); });
+    barrier();
+    Value init = load(buf, {index(0)});
+    Value total = forLoop(index(1), count, index(1), {init},
+                          [&](Value i, ValueRange acc) -> SmallVector<Value> {
+                            return {combine(*this, kind, acc[0], load(buf, {i}))};
+                          })[0];
+    barrier();
+    return total;
+  }
+  // A tree over workgroup memory: log2(workgroupSize) barrier steps.
+  store(partial, buf, {tid});
+  barrier();
+  for (int64_t half = workgroupSize / 2; half > 0; half /= 2) {
+    ifThen(ult(tid, index(half)), [&] {
+      Value other = load(buf, {add(tid, index(half))});
+      store(combine(*this, kind, load(buf, {tid}), other), buf, {tid});
+    });
+    barrier();
+  }
+  Value total = load(buf, {index(0)});
+  // The next reduction reuses the buffer: everyone must have read it.
+  barrier();
+  return total;
+}
+
+Value KernelBuilder::halfBitsToF32(Value bits) {
+  // Exact for every finite half without Float16 support: normals rebias the
+  // exponent (127 - 15 = 112), subnormals are integer · 2^-24.
+  auto vecI32 = VectorType::get({4}, b.getI32Type());
+  auto vecF32 = VectorType::get({4}, b.getF32Type());
+  auto splatI = [&](int32_t v) {
+    return b.create<arith::ConstantOp>(
+        loc, DenseElementsAttr::get(vecI32, b.getI32IntegerAttr(v)));
+  };
+  auto splatF = [&](float v) {
+    return b.create<arith::ConstantOp>(
+        loc, DenseElementsAttr::get(vecF32, b.getF32FloatAttr(v)));
+  };
+  Value sign = b.create<arith::ShLIOp>(
+      loc, b.create<arith::AndIOp>(loc, bits, splatI(0x8000)), splatI(16));
+  Value magnitude = b.create<arith::AndIOp>(loc, bits, splatI(0x7fff));
+  Value normalBits = b.create<arith::OrIOp>(
+      loc, sign,
+      b.create<arith::AddIOp>(
+          loc, b.create<arith::ShLIOp>(loc, magnitude, splatI(13)),
+          splatI(0x38000000)));
+  Value normal = b.create<arith::BitcastOp>(loc, vecF32, normalBits);
+  Value tiny = b.create<arith::MulFOp>(
+      loc, b.create<arith::UIToFPOp>(loc, vecF32, magnitude),
+      splatF(5.9604644775390625e-8f));
+  Value negative = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, sign,
+                                           splatI(0));
+  Value signedTiny =
+      b.create<arith::SelectOp>(loc, negative, b.create<arith::NegFOp>(loc, tiny), tiny);
+  Value isNormal = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge,
+                                           magnitude, splatI(0x400));
+  return b.create<arith::SelectOp>(loc, isNormal, normal, signedTiny);
+}
+
+std::pair<Value, Value> KernelBuilder::decodeHalves(Value words) {
+  auto vecI32 = VectorType::get({4}, b.getI32Type());
+  Value mask = b.create<arith::ConstantOp>(
+      loc, DenseElementsAttr::get(vecI32, b.getI32IntegerAttr(0xffff)));
+  Value sixteen = b.create<arith::ConstantOp>(
+      loc, DenseElementsAttr::get(vecI32, b.getI32IntegerAttr(16)));
+  Value low = b.create<arith::AndIOp>(loc, words, mask);
+  Value high = b.create<arith::ShRUIOp>(loc, words, sixteen);
+  return {halfBitsToF32(low), halfBitsToF32(high)};
+}
+
+Value KernelBuilder::decodeCodes(Value word) {
+  auto vecI32 = VectorType::get({4}, b.getI32Type());
+  auto vecF32 = VectorType::get({4}, b.getF32Type());
+  Value splat = b.create<vector::BroadcastOp>(loc, vecI32, word);
+  Value shifts = b.create<arith::ConstantOp>(
+      loc, DenseElementsAttr::get(vecI32, ArrayRef<int32_t>{24, 16, 8, 0}));
+  Value down = b.create<arith::ConstantOp>(
+      loc, DenseElementsAttr::get(vecI32, b.getI32IntegerAttr(24)));
+  Value up = b.create<arith::ShLIOp>(loc, splat, shifts);
+  Value codes = b.create<arith::ShRSIOp>(loc, up, down);
+  return b.create<arith::SIToFPOp>(loc, vecF32, codes);
+}
+
+Value KernelBuilder::packedRowDot(Value weight, Value row, Value firstGroup,
+                                  Value endGroup, stage::MatrixFormat format,
+                                  int64_t columns,
+                                  const std::function<Value(Value)> &input) {
+  auto vecF32 = VectorType::get({4}, b.getF32Type());
+  int64_t width = format == stage::MatrixFormat::f16 ? 8 : 16;
+  // Padding columns of the last group hold zero weights; the input index is
+  // clamped so that they read a real (finite) activation.
+  bool ragged = columns % width != 0;
+  Value zero = b.create<arith::ConstantOp>(
+      loc, DenseElementsAttr::get(vecF32, b.getF32FloatAttr(0.0f)));
+  Value acc = forLoop(
+      firstGroup, endGroup, index(1), {zero},
+      [&](Value group, ValueRange carried) -> SmallVector<Value> {
+        Value words = load(weight, {row, group});
+        Value base = mul(group, index(width));
+        auto x = [&](int64_t offset) {
+          Value column = add(base, index(offset));
+          if (ragged)
+            column = min(column, index(columns - 1));
+          return input(column);
+        };
+        Value sum = carried[0];
+        if (format == stage::MatrixFormat::f16) {
+          auto [even, odd] = decodeHalves(words);
+          Value xEven = b.create<vector::FromElementsOp>(
+              loc, vecF32, ValueRange{x(0), x(2), x(4), x(6)});
+          Value xOdd = b.create<vector::FromElementsOp>(
+              loc, vecF32, ValueRange{x(1), x(3), x(5), x(7)});
+          sum = fadd(sum, fmul(even, xEven));
+          sum = fadd(sum, fmul(odd, xOdd));
+        } else {
+          for (int64_t w = 0; w < 4; ++w) {
+            Value word = b.create<vector::ExtractOp>(loc, words, w);
+            Value codes = decodeCodes(word);
+            Value xs = b.create<vector::FromElementsOp>(
+                loc, vecF32,
+                ValueRange{x(4 * w), x(4 * w + 1), x(4 * w + 2), x(4 * w + 3)});
+            sum = fadd(sum, fmul(codes, xs));
+          }
+        }
+        return {sum};
+      })[0];
+  return b.create<vector::ReductionOp>(loc, vector::CombiningKind::ADD, acc);
+}
+
+} // namespace kiln

@@ -1,0 +1,180 @@
+//===- KernelBuilder.h - Small helpers to write GPU kernel bodies -*- C++ -*-===//
+//
+// Each stage kernel is written against this layer: thread ids, guarded and
+// strided loops, packed f16 / q8 row dots, workgroup reductions. It keeps the
+// per-stage files short and puts the tricky parts (barriers, half decoding)
+// in one place.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LIB_CONVERSION_STAGETOGPU_KERNELBUILDER_H
+#define KILN_LIB_CONVERSION_STAGETOGPU_KERNELBUILDER_H
+
+#include "kiln/Conversion/StageToGPU/StageToGPU.h"
+#include "kiln/Dialect/Stage/IR/StageOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+#include <functional>
+
+namespace kiln {
+
+/// The launch shape of one kernel: a 1-D grid of 1-D workgroups.
+struct KernelShape {
+  int64_t workgroupSize = 64;
+  int64_t workgroups = 1;
+};
+
+enum class ReduceKind { Add, Max };
+
+class KernelBuilder {
+public:
+  KernelBuilder(mlir::OpBuilder &builder, mlir::Location loc,
+                mlir::gpu::GPUFuncOp func, const mlir::IRMapping &buffers,
+                int64_t workgroupSize, bool subgroupReduce)
+      : b(builder), loc(loc), func(func), buffers(buffers),
+        workgroupSize(workgroupSize), subgroupReduce(subgroupReduce) {}
+
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+
+  /// The kernel argument bound to a stage operand.
+  mlir::Value buffer(mlir::Value stageOperand) const {
+    return buffers.lookup(stageOperand);
+  }
+  int64_t getWorkgroupSize() const { return workgroupSize; }
+
+  // Constants.
+  mlir::Value index(int64_t value);
+  mlir::Value i32(int32_t value);
+  mlir::Value f32(float value);
+
+  // Thread coordinates (index typed).
+  mlir::Value threadId();
+  mlir::Value workgroupId();
+  /// workgroupId * workgroupSize + threadId.
+  mlir::Value globalId();
+
+  // Index arithmetic.
+  mlir::Value add(mlir::Value a, mlir::Value c);
+  mlir::Value sub(mlir::Value a, mlir::Value c);
+  mlir::Value mul(mlir::Value a, mlir::Value c);
+  mlir::Value div(mlir::Value a, mlir::Value c);
+  mlir::Value rem(mlir::Value a, mlir::Value c);
+  mlir::Value min(mlir::Value a, mlir::Value c);
+  mlir::Value ult(mlir::Value a, mlir::Value c);
+  mlir::Value uge(mlir::Value a, mlir::Value c);
+
+  // Float arithmetic.
+  mlir::Value fadd(mlir::Value a, mlir::Value c);
+  mlir::Value fsub(mlir::Value a, mlir::Value c);
+  mlir::Value fmul(mlir::Value a, mlir::Value c);
+  mlir::Value fdiv(mlir::Value a, mlir::Value c);
+  mlir::Value fmax(mlir::Value a, mlir::Value c);
+  mlir::Value exp(mlir::Value a);
+  mlir::Value log(mlir::Value a);
+  mlir::Value sqrt(mlir::Value a);
+  mlir::Value rsqrt(mlir::Value a);
+  mlir::Value sigmoid(mlir::Value a);
+  mlir::Value silu(mlir::Value a);
+  mlir::Value softplus(mlir::Value a);
+  mlir::Value select(mlir::Value cond, mlir::Value a, mlir::Value c);
+  mlir::Value indexToF32(mlir::Value a);
+
+  // Memory.
+  mlir::Value load(mlir::Value memref, mlir::ValueRange indices);
+  void store(mlir::Value value, mlir::Value memref, mlir::ValueRange indices);
+  /// params[word] as an index (token, position).
+  mlir::Value paramIndex(mlir::Value params, int64_t word);
+  /// params[word] reinterpreted as f32 bits.
+  mlir::Value paramF32(mlir::Value params, int64_t word);
+
+  // Control flow.
+  void ifThen(mlir::Value cond, const std::function<void()> &then);
+  void ifThenElse(mlir::Value cond, const std::function<void()> &then,
+                  const std::function<void()> &otherwise);
+  void forLoop(mlir::Value lb, mlir::Value ub, mlir::Value step,
+               const std::function<void(mlir::Value)> &body);
+  /// A loop carrying values; body returns the next values.
+  mlir::ValueRange
+  forLoop(mlir::Value lb, mlir::Value ub, mlir::Value step,
+          mlir::ValueRange init,
+          const std::function<llvm::SmallVector<mlir::Value>(
+              mlir::Value, mlir::ValueRange)> &body);
+  /// for (i = threadId; i < count; i += workgroupSize): the workgroup walks
+  /// a row of any length.
+  void strided(mlir::Value count, const std::function<void(mlir::Value)> &body);
+  mlir::Value strided(mlir::Value count, mlir::Value init,
+                      const std::function<mlir::Value(mlir::Value, mlir::Value)> &body);
+
+  /// Workgroup-wide reduction of one f32 per thread; every thread gets the
+  /// result. Must be reached by all threads of the workgroup.
+  mlir::Value reduce(mlir::Value partial, ReduceKind kind);
+  void barrier();
+  /// A workgroup memory buffer of `size` f32 (a workgroup attribution).
+  mlir::Value workgroupBuffer(int64_t size);
+
+  // Packed matrices.
+  /// Σ_c W[row][c] · x(c) over groups [firstGroup, endGroup) of a packed row;
+  /// `input(c)` returns the activation at column c (an index value) and is
+  /// only asked for columns < `columns`. Row scale not applied.
+  mlir::Value packedRowDot(mlir::Value weight, mlir::Value row,
+                           mlir::Value firstGroup, mlir::Value endGroup,
+                           stage::MatrixFormat format, int64_t columns,
+                           const std::function<mlir::Value(mlir::Value)> &input);
+  /// Decodes the 8 halves of a vector<4xi32> into (even, odd) vector<4xf32>:
+  /// even = halves 0,2,4,6 (low 16 bits of each word), odd = 1,3,5,7.
+  std::pair<mlir::Value, mlir::Value> decodeHalves(mlir::Value words);
+  /// Decodes the 4 int8 codes of one i32 word (little-endian) to vector<4xf32>.
+  mlir::Value decodeCodes(mlir::Value word);
+
+private:
+  mlir::Value halfBitsToF32(mlir::Value bits);
+  mlir::Value reduceScratch();
+
+  mlir::gpu::GPUFuncOp func;
+  const mlir::IRMapping &buffers;
+  int64_t workgroupSize;
+  bool subgroupReduce;
+  mlir::Value scratch;
+};
+
+// One entry per stage kind: the launch shape and the body builder. Each lives
+// in the file named after its stage.
+KernelShape shapeOf(stage::EmbedGatherOp op, const StageToGPUOptions &o);
+void buildKernel(stage::EmbedGatherOp op, KernelBuilder &kb);
+KernelShape shapeOf(stage::RMSNormOp op, const StageToGPUOptions &o);
+void buildKernel(stage::RMSNormOp op, KernelBuilder &kb);
+KernelShape shapeOf(stage::MatVecOp op, const StageToGPUOptions &o);
+void buildKernel(stage::MatVecOp op, KernelBuilder &kb);
+KernelShape shapeOfElementwise(mlir::Operation *op, const StageToGPUOptions &o);
+void buildElementwiseKernel(mlir::Operation *op, KernelBuilder &kb);
+KernelShape shapeOf(stage::ConvRingOp op, const StageToGPUOptions &o);
+void buildKernel(stage::ConvRingOp op, KernelBuilder &kb);
+KernelShape shapeOf(stage::GdnStepOp op, const StageToGPUOptions &o);
+void buildKernel(stage::GdnStepOp op, KernelBuilder &kb);
+KernelShape shapeOf(stage::RopeKvWriteOp op, const StageToGPUOptions &o);
+void buildKernel(stage::RopeKvWriteOp op, KernelBuilder &kb);
+KernelShape shapeOf(stage::AttentionOp op, const StageToGPUOptions &o);
+void buildKernel(stage::AttentionOp op, KernelBuilder &kb);
+KernelShape shapeOf(stage::RouterOp op, const StageToGPUOptions &o);
+void buildKernel(stage::RouterOp op, KernelBuilder &kb);
+KernelShape shapeOf(stage::ClusterLogitsOp op, const StageToGPUOptions &o);
+void buildKernel(stage::ClusterLogitsOp op, KernelBuilder &kb);
+KernelShape shapeOf(stage::HeadRowsOp op, const StageToGPUOptions &o);
+void buildKernel(stage::HeadRowsOp op, KernelBuilder &kb);
+KernelShape shapeOf(stage::DoryPrepOp op, const StageToGPUOptions &o);
+void buildKernel(stage::DoryPrepOp op, KernelBuilder &kb);
+KernelShape shapeOf(stage::SlerpOp op, const StageToGPUOptions &o);
+void buildKernel(stage::SlerpOp op, KernelBuilder &kb);
+KernelShape shapeOf(stage::DoryMixOp op, const StageToGPUOptions &o);
+void buildKernel(stage::DoryMixOp op, KernelBuilder &kb);
+
+inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+inline int64_t memrefSize(mlir::Value v, unsigned d) {
+  return llvm::cast<mlir::MemRefType>(v.getType()).getDimSize(d);
+}
+
+} // namespace kiln
+
+#endif // KILN_LIB_CONVERSION_STAGETOGPU_KERNELBUILDER_H

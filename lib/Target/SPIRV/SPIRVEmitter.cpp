@@ -1,0 +1,185 @@
+//===- SPIRVEmitter.cpp - GPU kernels to SPIR-V words ---------------------===//
+//
+// Each kernel is lowered in a module of its own so that one binary holds one
+// entry point and a failure names its kernel. Two local fix-ups prepare the
+// upstream conversion: workgroup attributions become workgroup memref.allocs
+// (which MemRefToSPIRV turns into Workgroup variables), and known_block_size
+// becomes the spirv.entry_point_abi. After conversion, workgroup barriers also
+// order storage-buffer memory (UniformMemory), because fused stages and
+// multi-pass kernels hand values through storage buffers within a workgroup.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Target/SPIRV/SPIRVEmitter.h"
+
+#include "mlir/Conversion/GPUToSPIRV/GPUToSPIRVPass.h"
+#include "mlir/Conversion/MathToSPIRV/MathToSPIRVPass.h"
+#include "mlir/Conversion/MemRefToSPIRV/MemRefToSPIRVPass.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
+#include "mlir/Dialect/SPIRV/Transforms/Passes.h"
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/SPIRV/Serialization.h"
+
+using namespace mlir;
+
+namespace kiln {
+
+const char *const kDefaultTargetEnv =
+    "#spirv.target_env<#spirv.vce<v1.3, [Shader], "
+    "[SPV_KHR_storage_buffer_storage_class]>, #spirv.resource_limits<>>";
+
+namespace {
+
+FailureOr<spirv::TargetEnvAttr> resolveTargetEnv(ModuleOp module,
+                                                 const TargetOptions &options) {
+  if (auto env = module->getAttrOfType<spirv::TargetEnvAttr>(
+          spirv::getTargetEnvAttrName()))
+    return env;
+  std::string text =
+      options.targetEnv.empty() ? kDefaultTargetEnv : options.targetEnv;
+  Attribute parsed = parseAttribute(text, module.getContext());
+  auto env = llvm::dyn_cast_or_null<spirv::TargetEnvAttr>(parsed);
+  if (!env)
+    return module.emitError("target env is not a #spirv.target_env: ") << text,
+           failure();
+  return env;
+}
+
+/// Workgroup attributions -> memref.alloc in workgroup memory at entry.
+void attributionsToAllocs(gpu::GPUFuncOp func) {
+  unsigned count = func.getNumWorkgroupAttributions();
+  if (count == 0)
+    return;
+  Block &entry = func.getBody().front();
+  OpBuilder builder(&entry, entry.begin());
+  unsigned first = func.getFirstWorkgroupAttributionIndex();
+  for (unsigned i = 0; i < count; ++i) {
+    BlockArgument arg = entry.getArgument(first + i);
+    auto alloc = builder.create<memref::AllocOp>(
+        func.getLoc(), llvm::cast<MemRefType>(arg.getType()));
+    arg.replaceAllUsesWith(alloc.getResult());
+  }
+  for (unsigned i = count; i > 0; --i)
+    entry.eraseArgument(first + i - 1);
+  func->setAttr(func.getNumWorkgroupAttributionsAttrName(),
+                IntegerAttr::get(IntegerType::get(func.getContext(), 64), 0));
+}
+
+std::array<int32_t, 3> blockSizeOf(gpu::GPUFuncOp func) {
+  std::array<int32_t, 3> size = {1, 1, 1};
+  if (auto known = func.getKnownBlockSizeAttr())
+    for (auto [i, v] : llvm::enumerate(known.asArrayRef()))
+      if (i < 3)
+        size[i] = v;
+  return size;
+}
+
+/// A module holding only `kernel`, ready for the upstream pipeline.
+OwningOpRef<ModuleOp> isolateKernel(gpu::GPUModuleOp gpuModule,
+                                    gpu::GPUFuncOp kernel,
+                                    spirv::TargetEnvAttr env) {
+  MLIRContext *ctx = kernel.getContext();
+  OpBuilder builder(ctx);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(kernel.getLoc());
+  (*module)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                     builder.getUnitAttr());
+  (*module)->setAttr(spirv::getTargetEnvAttrName(), env);
+  builder.setInsertionPointToEnd(module->getBody());
+  auto copy = builder.create<gpu::GPUModuleOp>(gpuModule.getLoc(),
+                                               kernel.getName());
+  builder.setInsertionPointToStart(copy.getBody());
+  auto func = llvm::cast<gpu::GPUFuncOp>(builder.clone(*kernel));
+  attributionsToAllocs(func);
+  std::array<int32_t, 3> size = blockSizeOf(func);
+  func->setAttr(spirv::getEntryPointABIAttrName(),
+                spirv::getEntryPointABIAttr(ctx, size));
+  return module;
+}
+
+LogicalResult runPipeline(ModuleOp module) {
+  PassManager pm(module.getContext());
+  pm.addPass(createMapMemRefStorageClassPass());
+  pm.addPass(createConvertMathToSPIRVPass());
+  pm.addPass(createConvertGPUToSPIRVPass());
+  OpPassManager &spv = pm.nest<spirv::ModuleOp>();
+  spv.addPass(spirv::createSPIRVLowerABIAttributesPass());
+  spv.addPass(spirv::createSPIRVUpdateVCEPass());
+  if (failed(pm.run(module)))
+    return failure();
+  // Barriers between passes over storage buffers must order them too.
+  module.walk([](spirv::ControlBarrierOp barrier) {
+    barrier.setMemorySemantics(spirv::MemorySemantics::AcquireRelease |
+                               spirv::MemorySemantics::WorkgroupMemory |
+                               spirv::MemorySemantics::UniformMemory);
+  });
+  return success();
+}
+
+spirv::ModuleOp findSPIRVModule(ModuleOp module) {
+  spirv::ModuleOp found;
+  module.walk([&](spirv::ModuleOp m) { found = m; });
+  return found;
+}
+
+} // namespace
+
+FailureOr<OwningOpRef<ModuleOp>>
+lowerKernelToSPIRV(ModuleOp module, StringRef kernel,
+                   const TargetOptions &options) {
+  FailureOr<spirv::TargetEnvAttr> env = resolveTargetEnv(module, options);
+  if (failed(env))
+    return failure();
+  for (auto gpuModule : module.getOps<gpu::GPUModuleOp>())
+    for (auto func : gpuModule.getOps<gpu::GPUFuncOp>())
+      if (func.getName() == kernel && func.isKernel()) {
+        OwningOpRef<ModuleOp> isolated = isolateKernel(gpuModule, func, *env);
+        if (failed(runPipeline(*isolated)))
+          return func.emitError("SPIR-V lowering failed for kernel '")
+                     << kernel << "'",
+                 failure();
+        return isolated;
+      }
+  return module.emitError("no kernel named '") << kernel << "'", failure();
+}
+
+FailureOr<std::vector<KernelBinary>> emitSPIRV(ModuleOp module,
+                                               const TargetOptions &options) {
+  module.getContext()->loadDialect<spirv::SPIRVDialect>();
+  std::vector<KernelBinary> binaries;
+  SmallVector<std::pair<gpu::GPUModuleOp, gpu::GPUFuncOp>> kernels;
+  for (auto gpuModule : module.getOps<gpu::GPUModuleOp>())
+    for (auto func : gpuModule.getOps<gpu::GPUFuncOp>())
+      if (func.isKernel())
+        kernels.push_back({gpuModule, func});
+  if (kernels.empty())
+    return module.emitError("no gpu.func kernel to emit; run "
+                            "--convert-stage-to-gpu first"),
+           failure();
+  for (auto [gpuModule, func] : kernels) {
+    FailureOr<OwningOpRef<ModuleOp>> lowered =
+        lowerKernelToSPIRV(module, func.getName(), options);
+    if (failed(lowered))
+      return failure();
+    spirv::ModuleOp spirvModule = findSPIRVModule(**lowered);
+    if (!spirvModule)
+      return func.emitError("conversion produced no spirv.module"), failure();
+    KernelBinary binary;
+    binary.name = func.getName().str();
+    binary.workgroupSize = blockSizeOf(func);
+    binary.bindingCount = func.getNumArguments();
+    SmallVector<uint32_t> words;
+    if (failed(spirv::serialize(spirvModule, words)))
+      return func.emitError("SPIR-V serialization failed"), failure();
+    binary.words.assign(words.begin(), words.end());
+    binaries.push_back(std::move(binary));
+  }
+  return binaries;
+}
+
+} // namespace kiln
