@@ -192,8 +192,10 @@ Value KernelBuilder::reduce(Value partial, ReduceKind kind) {
     // run time (subgroup id and count), never assumed.
     auto op = kind == ReduceKind::Add ? gpu::AllReduceOperation::ADD
                                       : gpu::AllReduceOperation::MAXNUMF;
+    // Not marked uniform: upstream GPU-to-SPIR-V lowers only the non-uniform
+    // form (GroupNonUniformFAdd / FMax with Reduce).
     Value part = b.create<gpu::SubgroupReduceOp>(loc, partial, op,
-                                                 /*uniform=*/true);
+                                                 /*uniform=*/false);
     Value lane = b.create<gpu::LaneIdOp>(loc, /*upper_bound=*/nullptr);
     Value subgroup = b.create<gpu::SubgroupIdOp>(loc, /*upper_bound=*/nullptr);
     Value count = b.create<gpu::NumSubgroupsOp>(loc, /*upper_bound=*/nullptr);

@@ -61,8 +61,14 @@ void attributionsToAllocs(gpu::GPUFuncOp func) {
   unsigned first = func.getFirstWorkgroupAttributionIndex();
   for (unsigned i = 0; i < count; ++i) {
     BlockArgument arg = entry.getArgument(first + i);
+    // Named in SPIR-V terms directly: the storage-class mapping pass does not
+    // map #gpu.address_space<workgroup> on an alloc.
+    auto type = llvm::cast<MemRefType>(arg.getType());
+    auto workgroup = spirv::StorageClassAttr::get(func.getContext(),
+                                                  spirv::StorageClass::Workgroup);
     auto alloc = builder.create<memref::AllocOp>(
-        func.getLoc(), llvm::cast<MemRefType>(arg.getType()));
+        func.getLoc(), MemRefType::get(type.getShape(), type.getElementType(),
+                                       MemRefLayoutAttrInterface(), workgroup));
     arg.replaceAllUsesWith(alloc.getResult());
   }
   for (unsigned i = count; i > 0; --i)
