@@ -7,6 +7,8 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Stage/IR/StageOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -27,6 +29,8 @@ int main(int argc, char **argv) {
                   mlir::memref::MemRefDialect, mlir::scf::SCFDialect,
                   mlir::gpu::GPUDialect, mlir::spirv::SPIRVDialect,
                   mlir::vector::VectorDialect>();
+  registry.insert<kiln::stage::StageDialect, mlir::math::MathDialect>();
+  kiln::registerConvertStageToGPU();
   mlir::registerTransformsPasses(); // canonicalize, cse, ...
   mlir::kiln::registerKilnPasses();
   return mlir::asMainReturnCode(

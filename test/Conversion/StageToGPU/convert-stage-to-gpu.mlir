@@ -1,0 +1,79 @@
+// REQUIRES: compiler
+// RUN: kiln-opt %s --convert-stage-to-gpu --split-input-file | FileCheck %s
+// RUN: kiln-opt %s --convert-stage-to-gpu="row-workgroup-size=32" --split-input-file | FileCheck %s --check-prefix=WG32
+
+// One row-parallel stage: 72 rows / 64 threads = 2 workgroups; the dispatch
+// becomes a launch whose operands are the kernel's bindings.
+// CHECK-LABEL: func.func @matvec
+// CHECK-NOT: stage.dispatch
+// CHECK: gpu.launch_func @kiln_kernels::@proj blocks in (%[[G:.*]], %{{.*}}, %{{.*}}) threads in (%[[T:.*]], %{{.*}}, %{{.*}}) args(%arg0 : memref<72x25xvector<4xi32>>, %arg1 : memref<200xf32>, %arg2 : memref<72xf32>)
+// CHECK: gpu.module @kiln_kernels
+// CHECK: gpu.func @proj(%{{.*}}: memref<72x25xvector<4xi32>>, %{{.*}}: memref<200xf32>, %{{.*}}: memref<72xf32>) kernel attributes {known_block_size = array<i32: 64, 1, 1>}
+// CHECK: memref.load %{{.*}} : memref<72x25xvector<4xi32>>
+// CHECK: vector.reduction <add>
+// WG32-LABEL: func.func @matvec
+// WG32: gpu.launch_func @kiln_kernels::@proj blocks in (%[[G:.*]], %{{.*}}, %{{.*}}) threads in (%[[T:.*]], %{{.*}}, %{{.*}})
+// WG32: known_block_size = array<i32: 32, 1, 1>
+module {
+func.func @matvec(%w: memref<72x25xvector<4xi32>>, %x: memref<200xf32>, %y: memref<72xf32>) {
+  stage.dispatch "proj" {
+    stage.matvec weight(%w : memref<72x25xvector<4xi32>>) input(%x : memref<200xf32>) out(%y : memref<72xf32>) {format = #stage.format<f16>}
+  }
+  return
+}
+}
+
+// -----
+
+// Two single-workgroup stages fuse into one kernel: a barrier separates them,
+// the reductions use a workgroup attribution, and each buffer binds once.
+// CHECK-LABEL: func.func @fused
+// CHECK: gpu.launch_func @kiln_kernels::@tail {{.*}} args(%arg0 : memref<52xf32>, %arg1 : memref<52xf32>, %arg2 : memref<52xf32>, %arg3 : memref<3x52xf32>, %arg4 : memref<3xf32>)
+// CHECK: gpu.func @tail({{.*}}) workgroup(%{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK: gpu.barrier
+// CHECK: math.rsqrt
+// CHECK: math.log
+module {
+func.func @fused(%h: memref<52xf32>, %w: memref<52xf32>, %x: memref<52xf32>, %c: memref<3x52xf32>, %lc: memref<3xf32>) {
+  stage.dispatch "tail" {
+    stage.rmsnorm residual(%h : memref<52xf32>) weight(%w : memref<52xf32>) outs(%x : memref<52xf32>) {eps = 1.0e-06 : f32}
+    stage.cluster_logits input(%x : memref<52xf32>) clusters(%c : memref<3x52xf32>) out(%lc : memref<3xf32>)
+  }
+  return
+}
+}
+
+// -----
+
+// The target allows subgroup arithmetic: reductions go through
+// gpu.subgroup_reduce and read the subgroup id and count at run time.
+// CHECK-LABEL: func.func @subgroups
+// CHECK: gpu.func @norm
+// CHECK: gpu.subgroup_reduce add
+// CHECK: gpu.subgroup_id
+// CHECK: gpu.num_subgroups
+module attributes {spirv.target_env = #spirv.target_env<#spirv.vce<v1.3, [Shader, GroupNonUniform, GroupNonUniformArithmetic], []>, #spirv.resource_limits<>>} {
+func.func @subgroups(%h: memref<52xf32>, %w: memref<52xf32>, %x: memref<52xf32>) {
+  stage.dispatch "norm" {
+    stage.rmsnorm residual(%h : memref<52xf32>) weight(%w : memref<52xf32>) outs(%x : memref<52xf32>) {eps = 1.0e-06 : f32}
+  }
+  return
+}
+}
+
+// -----
+
+// Unnamed dispatches get numbered names; per-head kernels launch a
+// workgroup per head.
+// CHECK-LABEL: func.func @names
+// CHECK: gpu.launch_func @kiln_kernels::@dispatch_0 blocks in (%[[H:.*]], %{{.*}}, %{{.*}})
+// CHECK: gpu.func @dispatch_0
+// CHECK: gpu.block_id x
+module {
+func.func @names(%qr: memref<48xf32>, %kr: memref<1x8x16xf32>, %p: memref<4xi32>, %o: memref<48xf32>) {
+  stage.dispatch {
+    stage.attention q_rot(%qr : memref<48xf32>) q_plain(%qr : memref<48xf32>) k_ring(%kr : memref<1x8x16xf32>) v_ring(%kr : memref<1x8x16xf32>) params(%p : memref<4xi32>) out(%o : memref<48xf32>)
+  }
+  return
+}
+}

@@ -1,0 +1,30 @@
+// REQUIRES: compiler
+// RUN: kiln-opt %s -split-input-file -verify-diagnostics
+
+func.func @vocab(%x: memref<52xf32>, %rows: memref<7x7xvector<4xi32>>, %lc: memref<3xf32>, %p: memref<4xi32>, %l: memref<7xf32>) {
+  stage.dispatch {
+    // expected-error @+1 {{vocabulary (7) must be num_clusters (3) times cluster_size}}
+    stage.head_rows input(%x : memref<52xf32>) rows(%rows : memref<7x7xvector<4xi32>>) cluster_logp(%lc : memref<3xf32>) params(%p : memref<4xi32>) out(%l : memref<7xf32>) {format = #stage.format<f16>}
+  }
+  return
+}
+
+// -----
+
+func.func @centres(%x: memref<52xf32>, %mu: memref<5x50xf32>, %b: memref<5xf32>, %sel: memref<1xi32>) {
+  stage.dispatch {
+    // expected-error @+1 {{centres rows hold 50 values, expected hidden = 52}}
+    stage.router input(%x : memref<52xf32>) centres(%mu : memref<5x50xf32>) bias(%b : memref<5xf32>) selected(%sel : memref<1xi32>)
+  }
+  return
+}
+
+// -----
+
+func.func @mode(%h: memref<64xf32>) {
+  stage.dispatch {
+    // expected-error @+1 {{mode must be 0..4}}
+    stage.dory_mix hidden(%h : memref<64xf32>) entry(%h : memref<64xf32>) state(%h : memref<64xf32>) {mode = 5 : i64, eps = 1.0e-06 : f32}
+  }
+  return
+}
