@@ -75,9 +75,9 @@ void buildKernel(stage::DoryPrepOp op, KernelBuilder &kb) {
         Value inv = kb.rsqrt(kb.fadd(kb.reduce(local, ReduceKind::Add), eps));
         kb.strided(kb.index(hd), [&](Value i) {
           Value at = kb.add(base, i);
-          // A pair's two dims are written by one lane: i and i + hd/2 come
-          // from the same lane in the rotate loop only when the strides line
-          // up, so the rescale reads the ring after the reduction's barrier.
+          // Dim i may have been written by another lane (pairs are strided
+          // over hd/2, this loop over hd): the reduction's barriers, which
+          // the SPIR-V target widens to storage memory, order those writes.
           kb.store(kb.fmul(kb.load(kRing, {kvHead, slot, i}), inv), kRing,
                    {kvHead, slot, i});
           kb.store(kb.load(v, {at}), vRing, {kvHead, slot, i});
