@@ -6,5 +6,16 @@ build=${KILN_BUILD_DIR:-$root/build}
 start=$(date +%s)
 bash "$root/scripts/build.sh"
 cd "$build"
-ctest --output-on-failure -j "$(nproc)" 2>&1 | tee ctest.log
+status=0
+ctest --output-on-failure -j "$(nproc)" > ctest.log 2>&1 || status=$?
+# The lit suite is one ctest test; show what it ran (its per-file lines and counts).
+echo "== lit suite (one ctest test; per-file results):"
+grep -E "^(PASS|FAIL|XFAIL|UNSUPPORTED|UNRESOLVED): Kiln ::" Testing/Temporary/LastTest.log | \
+  awk '{print $1}' | sort | uniq -c || true
+grep -E "Total Discovered Tests|^  (Passed|Failed|Unsupported)" Testing/Temporary/LastTest.log || true
+echo "== GoogleTest suites (each test is one ctest test):"
+grep -cE "^ *[0-9]+/[0-9]+ Test +#[0-9]+: " ctest.log | sed 's/^/   ctest tests run: /'
 echo "kiln: build + tests took $(( $(date +%s) - start )) s"
+# End with ctest's own summary.
+sed -n '/tests passed/,$p' ctest.log
+exit $status
