@@ -12,7 +12,9 @@ trap 'rm -rf "$work"' EXIT
 
 echo "== kiln-opt: the hand-written example models parse and verify"
 for m in embryo-tiny dory-tiny; do
-  "$bin/kiln-opt" "$root/examples/$m.mlir" -o /dev/null && echo "   examples/$m.mlir: ok"
+  echo "   examples/$m.mlir:"
+  "$bin/kiln-opt" "$root/examples/$m.mlir" --kiln-verify-model --print-op-stats -o /dev/null 2>&1 | \
+    sed -n 's/^ *kiln\./     kiln./p'
 done
 
 "$bin/kiln-run" --list-devices
