@@ -5,6 +5,7 @@
 // that records the grid and that order for the plan writer.
 //
 //===----------------------------------------------------------------------===//
+#include "DoryFarField.h"
 #include "KernelBuilder.h"
 
 #include "kiln/Conversion/Passes.h"
@@ -34,6 +35,9 @@ FailureOr<KernelShape> shapeOfStage(Operation *op, const StageToGPUOptions &o) {
             stage::DoryMixOp>([&](auto stageOp) { return shapeOf(stageOp, o); })
       .Case<stage::SiluMulOp, stage::AddOp, stage::MulOp, stage::SigmoidGateOp>(
           [&](Operation *e) { return shapeOfElementwise(e, o); })
+      .Case<stage::WindowAttentionOp, stage::FarFieldPushOp,
+            stage::LandmarkCaptureOp, stage::LandmarkSealOp, stage::ExitTestOp>(
+          [&](auto stageOp) { return shapeOf(stageOp, o); })
       .Default([](Operation *other) -> FailureOr<KernelShape> {
         return other->emitOpError("has no GPU kernel"), failure();
       });
@@ -47,7 +51,10 @@ void buildStage(Operation *op, KernelBuilder &kb) {
             stage::HeadRowsOp, stage::DoryPrepOp, stage::SlerpOp,
             stage::DoryMixOp>([&](auto stageOp) { buildKernel(stageOp, kb); })
       .Case<stage::SiluMulOp, stage::AddOp, stage::MulOp, stage::SigmoidGateOp>(
-          [&](Operation *e) { buildElementwiseKernel(e, kb); });
+          [&](Operation *e) { buildElementwiseKernel(e, kb); })
+      .Case<stage::WindowAttentionOp, stage::FarFieldPushOp,
+            stage::LandmarkCaptureOp, stage::LandmarkSealOp, stage::ExitTestOp>(
+          [&](auto stageOp) { buildKernel(stageOp, kb); });
 }
 
 /// Whether the target named by the module's spirv.target_env can reduce
@@ -81,6 +88,9 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
       return failure();
     shapes.push_back(*shape);
   }
+  // Dory's early exit: the skip flag is the kernel's last binding.
+  if (Value flag = dispatch.getSkipFlag())
+    bindings.insert(flag);
   KernelShape shape = shapes.front();
   for (const KernelShape &other : shapes)
     if (shapes.size() > 1 && other.workgroups != 1 || other.workgroupSize != shape.workgroupSize)
@@ -105,6 +115,7 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
   builder.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder kb(builder, loc, func, mapping, shape.workgroupSize,
                    options.subgroupReduce);
+  Operation *skipGuard = openSkipGuard(dispatch, kb);
   bool first = true;
   for (Operation &op : body) {
     // Fused single-workgroup stages: the next one may read what this wrote.
@@ -113,6 +124,8 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
     first = false;
     buildStage(&op, kb);
   }
+  if (skipGuard)
+    builder.setInsertionPointAfter(skipGuard);
   builder.create<gpu::ReturnOp>(loc);
 
   OpBuilder host(dispatch);

@@ -93,13 +93,37 @@ def Stage_DispatchOp : Stage_Op<"dispatch", [SingleBlock, NoTerminator,
           outs(%x : memref<200xf32>) {eps = 1.0e-06 : f32}
     }
     ```
+
+    Early exit without re-recording (Dory): `skip_if(%flag : memref<Nxi32>)[w]`
+    makes the kernel return at once, in every workgroup, when word `w` of
+    `%flag` is non-zero (written by `stage.exit_test`). The flag becomes the
+    kernel's last binding.
+
+    ```mlir
+    stage.dispatch "pass1_prep" skip_if(%exit : memref<1xi32>)[0] {
+      stage.dory_mix hidden(%h : memref<64xf32>) entry(%in : memref<64xf32>)
+          state(%st : memref<64xf32>) {mode = 4 : i64, eps = 1.0e-06 : f32}
+    }
+    ```
   }];
-  let arguments = (ins OptionalAttr<StrAttr>:$kernel_name);
+  let arguments = (ins OptionalAttr<StrAttr>:$kernel_name,
+                       Optional<Stage_Words>:$skip_flag,
+                       OptionalAttr<I64Attr>:$skip_word);
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "($kernel_name^)? attr-dict-with-keyword $body";
+  let assemblyFormat = [{
+    ($kernel_name^)?
+    (`skip_if` `(` $skip_flag^ `:` type($skip_flag) `)` `[` $skip_word `]`)?
+    attr-dict-with-keyword $body
+  }];
   let hasVerifier = 1;
+  // The skip flag's rules (DoryFarFieldOps.cpp), checked after the body.
+  let hasRegionVerifier = 1;
   let skipDefaultBuilders = 1;
-  let builders = [OpBuilder<(ins "::mlir::StringRef":$name)>];
+  let builders = [
+    OpBuilder<(ins "::mlir::StringRef":$name)>,
+    // A dispatch skipped when skipFlag[skipWord] != 0 (Dory's early exit).
+    OpBuilder<(ins "::mlir::StringRef":$name, "::mlir::Value":$skipFlag,
+                   "int64_t":$skipWord)>];
 }
 
 //===----------------------------------------------------------------------===//
@@ -493,6 +517,219 @@ def Stage_DoryMixOp : Stage_Op<"dory_mix"> {
     `state` `(` $state `:` type($state) `)` attr-dict
   }];
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Dory far field and early exit (docs/stages.md, "Dory: far field and early
+// exit"). The far field of a layer lives in four state buffers, all per KV
+// head, zeroed at session start:
+//   landmarks  memref<kvh x m x hd x f32>      the landmark keys l_a
+//   inverse    memref<kvh x m x m x f32>       M, its top-left count x count used
+//   far_sums   memref<kvh x m x (hd+2) x f32>  [b][0] z_b, [b][1] n_b, [b][2+d] θ_b[d]
+//   far_meta   memref<(3·kvh) x i32>           [3kh] landmark count (0: not sealed),
+//                                              [3kh+1] next position to fold,
+//                                              [3kh+2] keys folded
+// Each workgroup touches only its own KV head's words, so no stage races.
+//===----------------------------------------------------------------------===//
+
+def Stage_WindowAttentionOp : Stage_Op<"window_attention", [AttrSizedOperandSegments]> {
+  let summary = "Dory's near-window attention plus the Nyström far field and output gate";
+  let description = [{
+    One row at position `pos` (params word `position_word`, default 1). Query
+    head hq reads KV head `hq / (qh/kvh)` (any ratio). Near keys are positions
+    `max(0, pos+1−window) … pos` of the [kvh, cap, hd] rings (slot
+    `j mod cap`, the layout `stage.dory_prep` writes); score
+    `s_j = q·k_j · scale`, with no e^−16 floor. With `far(...)` and once the
+    KV head's landmarks are sealed (count > 0) and a key has been folded
+    (folded > 0), over its `count` landmarks (reference `attendNearFar`, seed
+    `dory_ofar`):
+      `e_a = exp(scale·q·l_a − f)`, f = max_a scale·q·l_a;
+      `u_b = Σ_a e_a M_ab`, clamped at 0 under `rectify`;
+      `c = max(max_j s_j, max_b f + z_b)`;
+      `gain_b = u_b · exp(f + z_b − c)`; far mass `F = Σ_b gain_b n_b`;
+      a negative F drops the far part (F = 0, no far value).
+    Without it, `c = max_j s_j` and F = 0. Then
+    `o = (Σ_j e^{s_j−c} v_j + Σ_b gain_b θ_b) / max(Σ_j e^{s_j−c} + F, 1e−30)`
+    and `out = o ⊙ σ(gate ⊙ gate_scale)` (times `fold` when given: the column
+    field of W_o under q8_2f). One workgroup per query head; near scores in
+    workgroup memory, walked with the workgroup's stride (the window may
+    exceed the workgroup size). MODELS.md, Dory near attention and far field.
+
+    ```mlir
+    stage.window_attention q(%q : memref<72xf32>) k_ring(%kr : memref<1x8x24xf32>)
+        v_ring(%vr : memref<1x8x24xf32>) gate(%g : memref<72xf32>)
+        gate_scale(%sg : memref<72xf32>) params(%p : memref<4xi32>)
+        far(%l, %m, %s, %meta : memref<1x3x24xf32>, memref<1x3x3xf32>,
+            memref<1x3x26xf32>, memref<3xi32>)
+        out(%o : memref<72xf32>) {window = 5 : i64, scale = 4.89898 : f32, rectify}
+    ```
+  }];
+  let arguments = (ins Stage_Vector:$q, Stage_Cube:$k_ring, Stage_Cube:$v_ring,
+                       Stage_Vector:$gate, Stage_Vector:$gate_scale,
+                       Stage_Words:$params,
+                       Optional<Stage_Cube>:$landmarks, Optional<Stage_Cube>:$inverse,
+                       Optional<Stage_Cube>:$far_sums, Optional<Stage_Words>:$far_meta,
+                       Stage_Vector:$out, Optional<Stage_Vector>:$fold,
+                       I64Attr:$window, F32Attr:$scale, UnitAttr:$rectify,
+                       DefaultValuedAttr<I64Attr, "1">:$position_word);
+  let assemblyFormat = [{
+    `q` `(` $q `:` type($q) `)`
+    `k_ring` `(` $k_ring `:` type($k_ring) `)` `v_ring` `(` $v_ring `:` type($v_ring) `)`
+    `gate` `(` $gate `:` type($gate) `)` `gate_scale` `(` $gate_scale `:` type($gate_scale) `)`
+    `params` `(` $params `:` type($params) `)`
+    (`far` `(` $landmarks^ `,` $inverse `,` $far_sums `,` $far_meta `:`
+        type($landmarks) `,` type($inverse) `,` type($far_sums) `,` type($far_meta) `)`)?
+    `out` `(` $out `:` type($out) `)`
+    (`fold` `(` $fold^ `:` type($fold) `)`)? attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Near scores one workgroup holds in workgroup memory.
+    static constexpr int64_t kMaxWindow = 4096;
+  }];
+}
+
+def Stage_FarFieldPushOp : Stage_Op<"far_field_push"> {
+  let summary = "Folds the key leaving Dory's window into the landmark sums";
+  let description = [{
+    At position `pos ≥ window` (params word `position_word`), key
+    `j = pos − window` leaves the window. Per KV head kh, when
+    `j ≥ far_meta[3kh+1]` (not folded yet; so a later loop pass at the same
+    position, or a repeated push, folds nothing again) it reads k_j, v_j from
+    ring slot `j mod cap` and, when the landmarks are sealed
+    (`far_meta[3kh] = count > 0`), per landmark b < count (reference
+    `FarFieldAccumulator::push`):
+      `s = scale · l_b·k_j`; if `s > z_b` (or nothing was folded yet):
+      `n_b, θ_b *= exp(z_b − s)`, `z_b = s`; then `n_b += exp(s − z_b)`,
+      `θ_b += exp(s − z_b) · v_j`, and `far_meta[3kh+2] += 1`.
+    Either way `far_meta[3kh+1] = j + 1`: a key leaving before the seal is
+    dropped, as in the reference. The reference folds key pos − window at the
+    end of the call at pos and lets row pos already see it: emit this stage once
+    per step, before the step's first `window_attention` and, when cap ==
+    window, before `dory_prep` overwrites slot `pos mod cap`. One workgroup per
+    KV head. MODELS.md, Dory far field.
+
+    ```mlir
+    stage.far_field_push k_ring(%kr : memref<1x8x24xf32>) v_ring(%vr : memref<1x8x24xf32>)
+        params(%p : memref<4xi32>) landmarks(%l : memref<1x3x24xf32>)
+        far_sums(%s : memref<1x3x26xf32>) far_meta(%meta : memref<3xi32>)
+        {window = 5 : i64, scale = 4.89898 : f32}
+    ```
+  }];
+  let arguments = (ins Stage_Cube:$k_ring, Stage_Cube:$v_ring, Stage_Words:$params,
+                       Stage_Cube:$landmarks, Stage_Cube:$far_sums,
+                       Stage_Words:$far_meta, I64Attr:$window, F32Attr:$scale,
+                       DefaultValuedAttr<I64Attr, "1">:$position_word);
+  let assemblyFormat = [{
+    `k_ring` `(` $k_ring `:` type($k_ring) `)` `v_ring` `(` $v_ring `:` type($v_ring) `)`
+    `params` `(` $params `:` type($params) `)`
+    `landmarks` `(` $landmarks `:` type($landmarks) `)`
+    `far_sums` `(` $far_sums `:` type($far_sums) `)`
+    `far_meta` `(` $far_meta `:` type($far_meta) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Stage_LandmarkCaptureOp : Stage_Op<"landmark_capture"> {
+  let summary = "Keeps a prompt query as a landmark (seed dory_qcopy)";
+  let description = [{
+    While KV head kh is not sealed (`far_meta[3kh] = 0`), at a position
+    `pos` (params word `position_word`) with `pos mod stride = 0` and
+    `a = pos / stride < m`, copies the prepped query of the group's first
+    query head, `q[kh·(qh/kvh)·hd …]`, into `landmarks[kh][a]`. The reference
+    keeps the **pass-0** queries of the **first call** (positions 0, 8, 16, …):
+    emit this stage in pass 0 only, after `dory_prep`, for every row; the
+    sealed count stops it in later calls. One thread per (KV head, dim).
+
+    ```mlir
+    stage.landmark_capture q(%q : memref<72xf32>) params(%p : memref<4xi32>)
+        far_meta(%meta : memref<3xi32>) landmarks(%l : memref<1x3x24xf32>)
+    ```
+  }];
+  let arguments = (ins Stage_Vector:$q, Stage_Words:$params, Stage_Words:$far_meta,
+                       Stage_Cube:$landmarks,
+                       DefaultValuedAttr<I64Attr, "8">:$stride,
+                       DefaultValuedAttr<I64Attr, "1">:$position_word);
+  let assemblyFormat = [{
+    `q` `(` $q `:` type($q) `)` `params` `(` $params `:` type($params) `)`
+    `far_meta` `(` $far_meta `:` type($far_meta) `)`
+    `landmarks` `(` $landmarks `:` type($landmarks) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Stage_LandmarkSealOp : Stage_Op<"landmark_seal"> {
+  let summary = "Seals the captured landmarks and forms M = (K + λI)⁻¹";
+  let description = [{
+    Once per KV head (nothing when `far_meta[3kh] > 0`): with `last` the
+    position of the call's last row (params word `position_word`), the count
+    is `min(m, last / stride + 1)` (the reference: one landmark per stride
+    positions of the first call, at most m, at least 1). Then
+    `K_ab = exp(scale · l_a·l_b)`, `λ = 1e−6 · max_a K_aa` (the reference's
+    `kNystromRidge`) and `M = (K + λI)⁻¹` by Gauss-Jordan with partial
+    pivoting (the first largest |pivot| wins, as in the reference), in f32 in
+    workgroup memory (the reference uses double, then rounds M to f32;
+    docs/stages.md gives the measured difference). It writes M, zeroes the
+    KV head's far sums and fold counter, and stores the count last. The
+    reference seals in pass 0 of the first call, after every row's prep and
+    before any row attends: emit it there, after the call's captures. One
+    workgroup per KV head.
+
+    ```mlir
+    stage.landmark_seal landmarks(%l : memref<1x3x24xf32>) params(%p : memref<4xi32>)
+        inverse(%m : memref<1x3x3xf32>) far_sums(%s : memref<1x3x26xf32>)
+        far_meta(%meta : memref<3xi32>) {scale = 4.89898 : f32}
+    ```
+  }];
+  let arguments = (ins Stage_Cube:$landmarks, Stage_Words:$params,
+                       Stage_Cube:$inverse, Stage_Cube:$far_sums,
+                       Stage_Words:$far_meta, F32Attr:$scale,
+                       DefaultValuedAttr<I64Attr, "8">:$stride,
+                       DefaultValuedAttr<I64Attr, "1">:$position_word);
+  let assemblyFormat = [{
+    `landmarks` `(` $landmarks `:` type($landmarks) `)`
+    `params` `(` $params `:` type($params) `)`
+    `inverse` `(` $inverse `:` type($inverse) `)`
+    `far_sums` `(` $far_sums `:` type($far_sums) `)`
+    `far_meta` `(` $far_meta `:` type($far_meta) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Stage_ExitTestOp : Stage_Op<"exit_test"> {
+  let summary = "Dory's early-exit test: sets a flag when every row is confident";
+  let description = [{
+    `input` holds the read-out's log-probabilities (`memref<V>` or, for R
+    rows, `memref<R x V>`), or logits under `logits`. Row r is confident when
+    its max probability `exp(max_i logp_r[i]) ≥ threshold`; for logits,
+    `logp = l − logsumexp(l)`. When **every** row is confident (the
+    reference's multi-row rule), `flag[flag_word] = 1`; otherwise nothing is
+    written, so the flag only goes up within a call (the runtime resets it
+    each call, `kiln.device_flags`). The test compares the max log-prob with
+    the least f32 L such that exp(L) ≥ threshold in double, i.e. what the
+    reference decides with `exp(double(best)) >= threshold`. Later
+    dispatches of the call carry `skip_if(flag)[flag_word]`; the read-out's
+    head writes the buffer the readback reads, so on an exit the read-out's
+    log-probs are the call's result (reference `DorySession`). One
+    workgroup.
+
+    ```mlir
+    stage.exit_test input(%lp : memref<256xf32>) flag(%f : memref<1xi32>)
+        {threshold = 9.0e-01 : f64}
+    ```
+  }];
+  let arguments = (ins Stage_VectorOrPlanes:$input, Stage_Words:$flag,
+                       F64Attr:$threshold, DefaultValuedAttr<I64Attr, "0">:$flag_word,
+                       UnitAttr:$logits);
+  let assemblyFormat = [{
+    `input` `(` $input `:` type($input) `)` `flag` `(` $flag `:` type($flag) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The least f32 L with exp(double(L)) >= threshold: max logp >= L is
+    /// the reference's test.
+    float getLogThreshold();
+  }];
 }
 
 #endif // KILN_DIALECT_STAGE_IR_STAGEOPS_TD

@@ -1,0 +1,74 @@
+//===- DoryExit.cpp - Dory's early-exit test and the dispatch skip guard --===//
+//
+// exit_test runs in one workgroup: per row a max reduction (and, for logits,
+// a sum of exponentials) and the comparison with the least f32 log-threshold
+// (ExitTestOp::getLogThreshold), and lane 0 raises the flag when every row
+// passes. The skip guard wraps a kernel's whole body in `if (flag[w] == 0)`:
+// every lane of every workgroup reads the same word, so the branch is uniform
+// and the barriers inside it stay legal.
+//
+//===----------------------------------------------------------------------===//
+#include "DoryFarField.h"
+
+using namespace mlir;
+
+namespace kiln {
+
+KernelShape shapeOf(stage::ExitTestOp, const StageToGPUOptions &o) {
+  return {o.reduceWorkgroupSize, 1};
+}
+
+void buildKernel(stage::ExitTestOp op, KernelBuilder &kb) {
+  auto type = llvm::cast<MemRefType>(op.getInput().getType());
+  int64_t rows = type.getRank() == 2 ? type.getDimSize(0) : 1;
+  int64_t vocab = type.getDimSize(type.getRank() - 1);
+  Value input = kb.buffer(op.getInput());
+  auto load = [&](Value row, Value i) {
+    return type.getRank() == 2 ? kb.load(input, {row, i}) : kb.load(input, {i});
+  };
+  Value bound = kb.f32(op.getLogThreshold());
+  Value allConfident = kb.b.create<arith::ConstantOp>(kb.loc, kb.b.getBoolAttr(true));
+  allConfident = kb.forLoop(
+      kb.index(0), kb.index(rows), kb.index(1), {allConfident},
+      [&](Value row, ValueRange carried) -> SmallVector<Value> {
+        Value local = kb.strided(kb.index(vocab), kb.f32(-3.4e38f),
+                                 [&](Value i, Value m) {
+                                   return kb.fmax(m, load(row, i));
+                                 });
+        Value best = kb.reduce(local, ReduceKind::Max);
+        if (op.getLogits()) {
+          // max log-prob = max − logsumexp = −log Σ exp(l − max).
+          Value sum = kb.reduce(
+              kb.strided(kb.index(vocab), kb.f32(0.0f),
+                         [&](Value i, Value s) {
+                           return kb.fadd(s, kb.exp(kb.fsub(load(row, i), best)));
+                         }),
+              ReduceKind::Add);
+          best = kb.b.create<arith::NegFOp>(kb.loc, kb.log(sum));
+        }
+        Value confident = kb.b.create<arith::CmpFOp>(
+            kb.loc, arith::CmpFPredicate::OGE, best, bound);
+        return {kb.b.create<arith::AndIOp>(kb.loc, carried[0], confident)};
+      })[0];
+  Value first = kb.b.create<arith::CmpIOp>(kb.loc, arith::CmpIPredicate::eq,
+                                           kb.threadId(), kb.index(0));
+  kb.ifThen(kb.b.create<arith::AndIOp>(kb.loc, first, allConfident), [&] {
+    kb.store(kb.i32(1), kb.buffer(op.getFlag()),
+             {kb.index(static_cast<int64_t>(op.getFlagWord()))});
+  });
+}
+
+Operation *openSkipGuard(stage::DispatchOp dispatch, KernelBuilder &kb) {
+  Value flag = dispatch.getSkipFlag();
+  if (!flag)
+    return nullptr;
+  Value word = kb.load(kb.buffer(flag),
+                       {kb.index(static_cast<int64_t>(*dispatch.getSkipWord()))});
+  Value clear = kb.b.create<arith::CmpIOp>(kb.loc, arith::CmpIPredicate::eq,
+                                           word, kb.i32(0));
+  auto guard = kb.b.create<scf::IfOp>(kb.loc, clear, /*withElseRegion=*/false);
+  kb.b.setInsertionPointToStart(guard.thenBlock());
+  return guard;
+}
+
+} // namespace kiln

@@ -1,0 +1,281 @@
+//===- DoryFarField.cpp - Dory's window attention and far-field push ------===//
+//
+// window_attention: a workgroup per query head. Near scores go to workgroup
+// memory (strided over keys, so the window may exceed the workgroup size);
+// the far part needs only m ≤ 32 landmark scores and gains, kept in
+// workgroup memory too, and the short serial sums over landmarks are run by
+// every lane in the reference's order, so each lane holds the same c, F and
+// decision without another reduction. Then a lane per value dim sums the
+// near values, adds the far values, normalises and gates.
+//
+// far_field_push: a workgroup per KV head. Phase one computes, per landmark,
+// the new log-scale, the rescale of what is held and the new key's weight
+// into workgroup memory; after a barrier phase two updates z, n, θ. Every
+// lane reads the KV head's meta words before the barrier that precedes the
+// one lane writing them.
+//
+//===----------------------------------------------------------------------===//
+#include "DoryFarField.h"
+
+using namespace mlir;
+
+namespace kiln {
+
+namespace {
+
+/// meta[word] (i32) as an index.
+Value metaIndex(KernelBuilder &kb, Value meta, Value word) {
+  Value raw = kb.load(meta, {word});
+  return kb.b.create<arith::IndexCastUIOp>(kb.loc, kb.b.getIndexType(), raw);
+}
+
+void storeMeta(KernelBuilder &kb, Value value, Value meta, Value word) {
+  Value asI32 =
+      kb.b.create<arith::IndexCastUIOp>(kb.loc, kb.b.getI32Type(), value);
+  kb.store(asI32, meta, {word});
+}
+
+Value eq(KernelBuilder &kb, Value a, Value c) {
+  return kb.b.create<arith::CmpIOp>(kb.loc, arith::CmpIPredicate::eq, a, c);
+}
+Value ne(KernelBuilder &kb, Value a, Value c) {
+  return kb.b.create<arith::CmpIOp>(kb.loc, arith::CmpIPredicate::ne, a, c);
+}
+Value andI(KernelBuilder &kb, Value a, Value c) {
+  return kb.b.create<arith::AndIOp>(kb.loc, a, c);
+}
+Value fgt(KernelBuilder &kb, Value a, Value c) {
+  return kb.b.create<arith::CmpFOp>(kb.loc, arith::CmpFPredicate::OGT, a, c);
+}
+Value fge(KernelBuilder &kb, Value a, Value c) {
+  return kb.b.create<arith::CmpFOp>(kb.loc, arith::CmpFPredicate::OGE, a, c);
+}
+
+/// Σ_d a(d)·c(d) over d < hd, in index order (the reference's `dot`).
+Value dotOver(KernelBuilder &kb, int64_t hd, const std::function<Value(Value)> &a,
+              const std::function<Value(Value)> &c) {
+  return kb.forLoop(kb.index(0), kb.index(hd), kb.index(1), {kb.f32(0.0f)},
+                    [&](Value d, ValueRange s) -> SmallVector<Value> {
+                      return {kb.fadd(s[0], kb.fmul(a(d), c(d)))};
+                    })[0];
+}
+
+/// A serial loop over [0, count) carrying one f32.
+Value serial(KernelBuilder &kb, Value count, Value init,
+             const std::function<Value(Value, Value)> &body) {
+  return kb.forLoop(kb.index(0), count, kb.index(1), {init},
+                    [&](Value i, ValueRange acc) -> SmallVector<Value> {
+                      return {body(i, acc[0])};
+                    })[0];
+}
+
+constexpr float kMostNegative = -3.4e38f;
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// window_attention
+//===----------------------------------------------------------------------===//
+
+KernelShape shapeOf(stage::WindowAttentionOp op, const StageToGPUOptions &o) {
+  int64_t hd = memrefSize(op.getKRing(), 2);
+  return {o.headWorkgroupSize, memrefSize(op.getQ(), 0) / hd};
+}
+
+void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
+  int64_t kvh = memrefSize(op.getKRing(), 0), cap = memrefSize(op.getKRing(), 1),
+          hd = memrefSize(op.getKRing(), 2);
+  int64_t qh = memrefSize(op.getQ(), 0) / hd;
+  int64_t window = static_cast<int64_t>(op.getWindow());
+  Value scale = kb.f32(op.getScale().convertToFloat());
+  Value q = kb.buffer(op.getQ());
+  Value kRing = kb.buffer(op.getKRing()), vRing = kb.buffer(op.getVRing());
+  Value out = kb.buffer(op.getOut());
+  Value scores = kb.workgroupBuffer(window);
+
+  Value head = kb.workgroupId();
+  Value kvHead = kb.div(head, kb.index(qh / kvh));
+  Value qBase = kb.mul(head, kb.index(hd));
+  Value position = kb.paramIndex(kb.buffer(op.getParams()),
+                                 static_cast<int64_t>(op.getPositionWord()));
+  // Near keys low … position; key u of the walk is position low + u.
+  Value top = kb.add(position, kb.index(1));
+  Value low = kb.select(kb.ult(top, kb.index(window)), kb.index(0),
+                        kb.sub(top, kb.index(window)));
+  Value nearCount = kb.sub(top, low);
+  auto slotOf = [&](Value u) { return kb.rem(kb.add(low, u), kb.index(cap)); };
+
+  Value localMax = kb.strided(nearCount, kb.f32(kMostNegative), [&](Value u, Value m) {
+    Value slot = slotOf(u);
+    Value s = kb.fmul(
+        dotOver(kb, hd, [&](Value d) { return kb.load(q, {kb.add(qBase, d)}); },
+                [&](Value d) { return kb.load(kRing, {kvHead, slot, d}); }),
+        scale);
+    kb.store(s, scores, {u});
+    return kb.fmax(m, s);
+  });
+  Value exponent = kb.reduce(localMax, ReduceKind::Max);
+
+  // The far part (reference attendNearFar, seed dory_ofar).
+  Value farCount = kb.index(0), farMass = kb.f32(0.0f), useFar, gains, farSums;
+  if (op.getLandmarks()) {
+    int64_t m = memrefSize(op.getLandmarks(), 1);
+    Value landmarks = kb.buffer(op.getLandmarks());
+    Value inverse = kb.buffer(op.getInverse());
+    farSums = kb.buffer(op.getFarSums());
+    Value meta = kb.buffer(op.getFarMeta());
+    Value metaBase = kb.mul(kvHead, kb.index(3));
+    Value sealedCount = metaIndex(kb, meta, metaBase);
+    Value folded = metaIndex(kb, meta, kb.add(metaBase, kb.index(2)));
+    Value farPresent = andI(kb, ne(kb, sealedCount, kb.index(0)),
+                            ne(kb, folded, kb.index(0)));
+    farCount = kb.select(farPresent, sealedCount, kb.index(0));
+    Value landmarkScores = kb.workgroupBuffer(m);
+    gains = kb.workgroupBuffer(m);
+    kb.strided(farCount, [&](Value a) {
+      Value s = kb.fmul(
+          dotOver(kb, hd, [&](Value d) { return kb.load(landmarks, {kvHead, a, d}); },
+                  [&](Value d) { return kb.load(q, {kb.add(qBase, d)}); }),
+          scale);
+      kb.store(s, landmarkScores, {a});
+    });
+    kb.barrier();
+    Value f = serial(kb, farCount, kb.f32(kMostNegative), [&](Value a, Value acc) {
+      return kb.fmax(acc, kb.load(landmarkScores, {a}));
+    });
+    auto logScale = [&](Value b) { return kb.load(farSums, {kvHead, b, kb.index(0)}); };
+    exponent = serial(kb, farCount, exponent, [&](Value b, Value acc) {
+      return kb.fmax(acc, kb.fadd(f, logScale(b)));
+    });
+    Value c = exponent;
+    kb.strided(farCount, [&](Value b) {
+      Value u = serial(kb, farCount, kb.f32(0.0f), [&](Value a, Value acc) {
+        Value e = kb.exp(kb.fsub(kb.load(landmarkScores, {a}), f));
+        return kb.fadd(acc, kb.fmul(e, kb.load(inverse, {kvHead, a, b})));
+      });
+      if (op.getRectify())
+        u = kb.fmax(u, kb.f32(0.0f));
+      Value gain = kb.fmul(u, kb.exp(kb.fsub(kb.fadd(f, logScale(b)), c)));
+      kb.store(gain, gains, {b});
+    });
+    kb.barrier();
+    Value mass = serial(kb, farCount, kb.f32(0.0f), [&](Value b, Value acc) {
+      Value n = kb.load(farSums, {kvHead, b, kb.index(1)});
+      return kb.fadd(acc, kb.fmul(kb.load(gains, {b}), n));
+    });
+    // A negative far mass drops the far part, as the seed and the reference.
+    useFar = andI(kb, farPresent, fge(kb, mass, kb.f32(0.0f)));
+    farMass = kb.select(useFar, mass, kb.f32(0.0f));
+    farCount = kb.select(useFar, farCount, kb.index(0));
+  }
+
+  Value localSum = kb.strided(nearCount, kb.f32(0.0f), [&](Value u, Value s) {
+    Value w = kb.exp(kb.fsub(kb.load(scores, {u}), exponent));
+    kb.store(w, scores, {u});
+    return kb.fadd(s, w);
+  });
+  // The reduction's barriers also publish every lane's weights.
+  Value nearMass = kb.reduce(localSum, ReduceKind::Add);
+  Value inv = kb.fdiv(kb.f32(1.0f),
+                      kb.fmax(kb.fadd(nearMass, farMass), kb.f32(1e-30f)));
+  Value gate = kb.buffer(op.getGate()), gateScale = kb.buffer(op.getGateScale());
+  kb.strided(kb.index(hd), [&](Value d) {
+    Value acc = serial(kb, nearCount, kb.f32(0.0f), [&](Value u, Value a) {
+      return kb.fadd(a, kb.fmul(kb.load(scores, {u}),
+                                kb.load(vRing, {kvHead, slotOf(u), d})));
+    });
+    if (op.getLandmarks()) {
+      Value thetaAt = kb.add(d, kb.index(2));
+      acc = serial(kb, farCount, acc, [&](Value b, Value a) {
+        return kb.fadd(a, kb.fmul(kb.load(gains, {b}),
+                                  kb.load(farSums, {kvHead, b, thetaAt})));
+      });
+    }
+    Value at = kb.add(qBase, d);
+    Value y = kb.fmul(kb.fmul(acc, inv),
+                      kb.sigmoid(kb.fmul(kb.load(gate, {at}),
+                                         kb.load(gateScale, {at}))));
+    if (op.getFold())
+      y = kb.fmul(y, kb.load(kb.buffer(op.getFold()), {at}));
+    kb.store(y, out, {at});
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// far_field_push
+//===----------------------------------------------------------------------===//
+
+KernelShape shapeOf(stage::FarFieldPushOp op, const StageToGPUOptions &o) {
+  return {o.headWorkgroupSize, memrefSize(op.getKRing(), 0)};
+}
+
+void buildKernel(stage::FarFieldPushOp op, KernelBuilder &kb) {
+  int64_t cap = memrefSize(op.getKRing(), 1), hd = memrefSize(op.getKRing(), 2);
+  int64_t m = memrefSize(op.getLandmarks(), 1);
+  int64_t window = static_cast<int64_t>(op.getWindow());
+  Value scale = kb.f32(op.getScale().convertToFloat());
+  Value kRing = kb.buffer(op.getKRing()), vRing = kb.buffer(op.getVRing());
+  Value landmarks = kb.buffer(op.getLandmarks());
+  Value sums = kb.buffer(op.getFarSums()), meta = kb.buffer(op.getFarMeta());
+
+  Value kvHead = kb.workgroupId();
+  Value position = kb.paramIndex(kb.buffer(op.getParams()),
+                                 static_cast<int64_t>(op.getPositionWord()));
+  Value metaBase = kb.mul(kvHead, kb.index(3));
+  Value countWord = metaBase, nextWord = kb.add(metaBase, kb.index(1)),
+        foldedWord = kb.add(metaBase, kb.index(2));
+  Value sealedCount = metaIndex(kb, meta, countWord);
+  Value next = metaIndex(kb, meta, nextWord);
+  Value folded = metaIndex(kb, meta, foldedWord);
+  // Key j = position − window leaves now; it is folded unless already done.
+  Value leaving = kb.sub(position, kb.index(window));
+  Value due = andI(kb, kb.uge(position, kb.index(window)), kb.uge(leaving, next));
+  Value fold = andI(kb, due, ne(kb, sealedCount, kb.index(0)));
+  Value count = kb.select(fold, sealedCount, kb.index(0));
+  Value slot = kb.rem(leaving, kb.index(cap));
+  Value first = eq(kb, folded, kb.index(0));
+
+  Value newScale = kb.workgroupBuffer(m), rescale = kb.workgroupBuffer(m),
+        weight = kb.workgroupBuffer(m);
+  kb.strided(count, [&](Value b) {
+    Value s = kb.fmul(
+        dotOver(kb, hd, [&](Value d) { return kb.load(landmarks, {kvHead, b, d}); },
+                [&](Value d) { return kb.load(kRing, {kvHead, slot, d}); }),
+        scale);
+    Value z = kb.load(sums, {kvHead, b, kb.index(0)});
+    // Nothing folded yet: z is −∞ in the reference, so s is a new maximum
+    // and what is held (zero) is scaled by exp(−∞) = 0.
+    Value isNewMax = kb.b.create<arith::OrIOp>(kb.loc, first, fgt(kb, s, z));
+    Value held = kb.select(first, kb.f32(0.0f), kb.exp(kb.fsub(z, s)));
+    Value zNew = kb.select(isNewMax, s, z);
+    kb.store(zNew, newScale, {b});
+    kb.store(kb.select(isNewMax, held, kb.f32(1.0f)), rescale, {b});
+    kb.store(kb.exp(kb.fsub(s, zNew)), weight, {b});
+  });
+  kb.barrier();
+  kb.strided(count, [&](Value b) {
+    kb.store(kb.load(newScale, {b}), sums, {kvHead, b, kb.index(0)});
+    Value n = kb.load(sums, {kvHead, b, kb.index(1)});
+    kb.store(kb.fadd(kb.fmul(n, kb.load(rescale, {b})), kb.load(weight, {b})),
+             sums, {kvHead, b, kb.index(1)});
+  });
+  kb.strided(kb.mul(count, kb.index(hd)), [&](Value i) {
+    Value b = kb.div(i, kb.index(hd)), d = kb.rem(i, kb.index(hd));
+    Value at = kb.add(d, kb.index(2));
+    Value theta = kb.load(sums, {kvHead, b, at});
+    Value v = kb.load(vRing, {kvHead, slot, d});
+    kb.store(kb.fadd(kb.fmul(theta, kb.load(rescale, {b})),
+                     kb.fmul(kb.load(weight, {b}), v)),
+             sums, {kvHead, b, at});
+  });
+  // Every lane has read the meta words above; only then may they change.
+  kb.barrier();
+  kb.ifThen(andI(kb, eq(kb, kb.threadId(), kb.index(0)), due), [&] {
+    storeMeta(kb, kb.add(leaving, kb.index(1)), meta, nextWord);
+    kb.ifThen(fold, [&] {
+      storeMeta(kb, kb.add(folded, kb.index(1)), meta, foldedWord);
+    });
+  });
+}
+
+} // namespace kiln

@@ -1,0 +1,35 @@
+//===- DoryFarField.h - Kernels of Dory's far field and early exit -*- C++ -*-===//
+//
+// The launch shapes and bodies of window_attention, far_field_push,
+// landmark_capture, landmark_seal and exit_test, and the guard a dispatch
+// with `skip_if` wraps its body in. Kept apart from KernelBuilder.h so the
+// Dory far field stays one concept in its own files.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LIB_CONVERSION_STAGETOGPU_DORYFARFIELD_H
+#define KILN_LIB_CONVERSION_STAGETOGPU_DORYFARFIELD_H
+
+#include "KernelBuilder.h"
+
+namespace kiln {
+
+KernelShape shapeOf(stage::WindowAttentionOp op, const StageToGPUOptions &o);
+void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb);
+KernelShape shapeOf(stage::FarFieldPushOp op, const StageToGPUOptions &o);
+void buildKernel(stage::FarFieldPushOp op, KernelBuilder &kb);
+KernelShape shapeOf(stage::LandmarkCaptureOp op, const StageToGPUOptions &o);
+void buildKernel(stage::LandmarkCaptureOp op, KernelBuilder &kb);
+KernelShape shapeOf(stage::LandmarkSealOp op, const StageToGPUOptions &o);
+void buildKernel(stage::LandmarkSealOp op, KernelBuilder &kb);
+KernelShape shapeOf(stage::ExitTestOp op, const StageToGPUOptions &o);
+void buildKernel(stage::ExitTestOp op, KernelBuilder &kb);
+
+/// With `skip_if(%flag)[w]`: opens `scf.if flag[w] == 0` and moves the
+/// builder into it, so every workgroup returns at once when the flag is set;
+/// the caller builds the stages, then moves after the returned op. Null (and
+/// nothing built) without a skip flag.
+mlir::Operation *openSkipGuard(stage::DispatchOp dispatch, KernelBuilder &kb);
+
+} // namespace kiln
+
+#endif // KILN_LIB_CONVERSION_STAGETOGPU_DORYFARFIELD_H

@@ -1,0 +1,291 @@
+//===- DoryFarFieldOps.cpp - Verifiers of Dory's far field and early exit -===//
+//
+// window_attention, far_field_push, landmark_capture, landmark_seal,
+// exit_test, and the dispatch's skip flag. Every rule the kernels
+// (lib/Conversion/StageToGPU/DoryFarField.cpp, DoryExit.cpp) rely on is
+// checked here with a message naming it. The far-field state layout is the
+// one StageOps.td states above these ops.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Dialect/Stage/IR/StageOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace kiln::stage;
+
+namespace {
+
+int64_t dim(Value buffer, unsigned index) {
+  return llvm::cast<MemRefType>(buffer.getType()).getDimSize(index);
+}
+int64_t elements(Value buffer) {
+  return llvm::cast<MemRefType>(buffer.getType()).getNumElements();
+}
+
+/// Kernels index with constants taken from the types: static shapes,
+/// identity layouts, nothing empty (as every stage; StageOps.cpp).
+LogicalResult verifyStaticBuffers(Operation *op) {
+  for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
+    auto type = llvm::dyn_cast<MemRefType>(operand.getType());
+    if (!type)
+      continue;
+    if (!type.hasStaticShape())
+      return op->emitOpError("operand #")
+             << index << " must have a static shape, got " << type;
+    if (!type.getLayout().isIdentity())
+      return op->emitOpError("operand #")
+             << index << " must have the identity layout, got " << type;
+    if (type.getNumElements() == 0)
+      return op->emitOpError("operand #")
+             << index << " must not be empty, got " << type;
+  }
+  return success();
+}
+
+LogicalResult expectElements(Operation *op, StringRef name, Value buffer,
+                             int64_t expected, StringRef rule) {
+  if (elements(buffer) != expected)
+    return op->emitOpError() << name << " has " << elements(buffer)
+                             << " elements, expected " << expected << " ("
+                             << rule << ")";
+  return success();
+}
+
+/// params holds token, position, gate, spare at least, and the word a stage
+/// reads its position from.
+LogicalResult verifyPositionWord(Operation *op, Value params, int64_t word) {
+  if (dim(params, 0) < 4)
+    return op->emitOpError("params must hold at least 4 words (token, "
+                           "position, gate, spare), got ")
+           << dim(params, 0);
+  if (word < 0 || word >= dim(params, 0))
+    return op->emitOpError("position_word ")
+           << word << " is outside params (" << dim(params, 0) << " words)";
+  return success();
+}
+
+LogicalResult verifyScale(Operation *op, float scale) {
+  if (!std::isfinite(scale) || scale <= 0.0f)
+    return op->emitOpError("scale must be finite and positive, got ") << scale;
+  return success();
+}
+
+LogicalResult verifyRingPair(Operation *op, Value kRing, Value vRing) {
+  if (kRing.getType() != vRing.getType())
+    return op->emitOpError("k_ring and v_ring must have one type, got ")
+           << kRing.getType() << " and " << vRing.getType();
+  return success();
+}
+
+/// The largest m: the seed's per-thread arrays (float fe[32]) and the
+/// config's far_field.landmarks range.
+constexpr int64_t kMaxLandmarks = 32;
+
+/// landmarks [kvh, m, hd], optional inverse [kvh, m, m], optional far_sums
+/// [kvh, m, hd + 2], far_meta 3·kvh words.
+LogicalResult verifyFarState(Operation *op, int64_t kvh, int64_t hd,
+                             Value landmarks, Value inverse, Value farSums,
+                             Value farMeta) {
+  auto landmarksType = llvm::cast<MemRefType>(landmarks.getType());
+  int64_t m = landmarksType.getDimSize(1);
+  if (landmarksType.getDimSize(0) != kvh || landmarksType.getDimSize(2) != hd)
+    return op->emitOpError("landmarks must be [kvh = ")
+           << kvh << ", m, hd = " << hd << "], got " << landmarksType;
+  if (m < 1 || m > kMaxLandmarks)
+    return op->emitOpError("landmarks per KV head must be in [1, ")
+           << kMaxLandmarks << "], got " << m;
+  if (inverse && (dim(inverse, 0) != kvh || dim(inverse, 1) != m ||
+                  dim(inverse, 2) != m))
+    return op->emitOpError("inverse must be [kvh = ")
+           << kvh << ", m = " << m << ", m = " << m << "], got "
+           << inverse.getType();
+  if (farSums && (dim(farSums, 0) != kvh || dim(farSums, 1) != m ||
+                  dim(farSums, 2) != hd + 2))
+    return op->emitOpError("far_sums must be [kvh = ")
+           << kvh << ", m = " << m << ", hd + 2 = " << hd + 2
+           << "] (z, n, then θ per landmark), got " << farSums.getType();
+  return expectElements(op, "far_meta", farMeta, 3 * kvh,
+                        "3 words per KV head: count, next to fold, folded");
+}
+
+/// q holds whole heads of hd, and their count is a multiple of kvh.
+FailureOr<int64_t> queryHeads(Operation *op, Value q, int64_t kvh, int64_t hd) {
+  if (elements(q) % hd != 0)
+    return op->emitOpError("q has ")
+           << elements(q) << " values, not a whole number of heads of " << hd,
+           failure();
+  int64_t qh = elements(q) / hd;
+  if (qh % kvh != 0)
+    return op->emitOpError("query heads (")
+           << qh << ") must be a multiple of KV heads (" << kvh << ")",
+           failure();
+  return qh;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Dispatch skip flag
+//===----------------------------------------------------------------------===//
+
+void DispatchOp::build(OpBuilder &builder, OperationState &state,
+                       StringRef name, Value skipFlag, int64_t skipWord) {
+  build(builder, state, name);
+  state.addOperands(skipFlag);
+  state.addAttribute(getSkipWordAttrName(state.name),
+                     builder.getI64IntegerAttr(skipWord));
+}
+
+LogicalResult DispatchOp::verifyRegions() {
+  Value flag = getSkipFlag();
+  if (static_cast<bool>(flag) != getSkipWord().has_value())
+    return emitOpError("skip_if needs both the flag buffer and its word");
+  if (!flag)
+    return success();
+  auto type = llvm::cast<MemRefType>(flag.getType());
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+    return emitOpError("skip_if flag must be a static identity-layout "
+                       "memref, got ")
+           << type;
+  int64_t word = static_cast<int64_t>(*getSkipWord());
+  if (word < 0 || word >= type.getDimSize(0))
+    return emitOpError("skip_if word ")
+           << word << " is outside the flag buffer (" << type.getDimSize(0)
+           << " words)";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// window_attention
+//===----------------------------------------------------------------------===//
+
+LogicalResult WindowAttentionOp::verify() {
+  if (failed(verifyStaticBuffers(*this)) ||
+      failed(verifyPositionWord(*this, getParams(),
+                                static_cast<int64_t>(getPositionWord()))) ||
+      failed(verifyRingPair(*this, getKRing(), getVRing())) ||
+      failed(verifyScale(*this, getScale().convertToFloat())))
+    return failure();
+  int64_t kvh = dim(getKRing(), 0), cap = dim(getKRing(), 1),
+          hd = dim(getKRing(), 2);
+  FailureOr<int64_t> qh = queryHeads(*this, getQ(), kvh, hd);
+  if (failed(qh))
+    return failure();
+  int64_t size = *qh * hd;
+  if (failed(expectElements(*this, "gate", getGate(), size, "qh·hd")) ||
+      failed(expectElements(*this, "gate_scale", getGateScale(), size,
+                            "qh·hd")) ||
+      failed(expectElements(*this, "output", getOut(), size, "qh·hd")))
+    return failure();
+  if (getFold() && failed(expectElements(*this, "fold", getFold(), size,
+                                         "a column field per output value")))
+    return failure();
+  int64_t window = static_cast<int64_t>(getWindow());
+  if (window < 1 || window > cap)
+    return emitOpError("window must be in [1, ")
+           << cap << "] (the ring capacity), got " << window;
+  if (window > kMaxWindow)
+    return emitOpError("window ")
+           << window << " exceeds the " << kMaxWindow
+           << " near scores a workgroup holds";
+  if (getLandmarks()) {
+    if (failed(verifyFarState(*this, kvh, hd, getLandmarks(), getInverse(),
+                              getFarSums(), getFarMeta())))
+      return failure();
+  } else if (getRectify()) {
+    return emitOpError("rectify clamps the far field's weights: it needs "
+                       "far(...)");
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// far_field_push
+//===----------------------------------------------------------------------===//
+
+LogicalResult FarFieldPushOp::verify() {
+  if (failed(verifyStaticBuffers(*this)) ||
+      failed(verifyPositionWord(*this, getParams(),
+                                static_cast<int64_t>(getPositionWord()))) ||
+      failed(verifyRingPair(*this, getKRing(), getVRing())) ||
+      failed(verifyScale(*this, getScale().convertToFloat())))
+    return failure();
+  int64_t kvh = dim(getKRing(), 0), cap = dim(getKRing(), 1),
+          hd = dim(getKRing(), 2);
+  int64_t window = static_cast<int64_t>(getWindow());
+  if (window < 1 || window > cap)
+    return emitOpError("window must be in [1, ")
+           << cap << "] (the ring capacity), got " << window;
+  return verifyFarState(*this, kvh, hd, getLandmarks(), Value(), getFarSums(),
+                        getFarMeta());
+}
+
+//===----------------------------------------------------------------------===//
+// landmark_capture / landmark_seal
+//===----------------------------------------------------------------------===//
+
+LogicalResult LandmarkCaptureOp::verify() {
+  if (failed(verifyStaticBuffers(*this)) ||
+      failed(verifyPositionWord(*this, getParams(),
+                                static_cast<int64_t>(getPositionWord()))))
+    return failure();
+  int64_t kvh = dim(getLandmarks(), 0), hd = dim(getLandmarks(), 2);
+  if (failed(queryHeads(*this, getQ(), kvh, hd)))
+    return failure();
+  if (static_cast<int64_t>(getStride()) < 1)
+    return emitOpError("stride must be at least 1, got ")
+           << static_cast<int64_t>(getStride());
+  return verifyFarState(*this, kvh, hd, getLandmarks(), Value(), Value(),
+                        getFarMeta());
+}
+
+LogicalResult LandmarkSealOp::verify() {
+  if (failed(verifyStaticBuffers(*this)) ||
+      failed(verifyPositionWord(*this, getParams(),
+                                static_cast<int64_t>(getPositionWord()))) ||
+      failed(verifyScale(*this, getScale().convertToFloat())))
+    return failure();
+  int64_t kvh = dim(getLandmarks(), 0), hd = dim(getLandmarks(), 2);
+  if (static_cast<int64_t>(getStride()) < 1)
+    return emitOpError("stride must be at least 1, got ")
+           << static_cast<int64_t>(getStride());
+  return verifyFarState(*this, kvh, hd, getLandmarks(), getInverse(),
+                        getFarSums(), getFarMeta());
+}
+
+//===----------------------------------------------------------------------===//
+// exit_test
+//===----------------------------------------------------------------------===//
+
+LogicalResult ExitTestOp::verify() {
+  if (failed(verifyStaticBuffers(*this)))
+    return failure();
+  double threshold = getThreshold().convertToDouble();
+  if (!(threshold > 0.0 && threshold <= 1.0))
+    return emitOpError("threshold must be in (0, 1] (a probability), got ")
+           << threshold;
+  int64_t word = static_cast<int64_t>(getFlagWord());
+  if (word < 0 || word >= dim(getFlag(), 0))
+    return emitOpError("flag_word ")
+           << word << " is outside the flag buffer (" << dim(getFlag(), 0)
+           << " words)";
+  return success();
+}
+
+float ExitTestOp::getLogThreshold() {
+  const double threshold = getThreshold().convertToDouble();
+  // Start near log(t) and step to the least f32 whose exp reaches t.
+  float bound = static_cast<float>(std::log(threshold));
+  while (std::exp(static_cast<double>(bound)) < threshold)
+    bound = std::nextafter(bound, INFINITY);
+  for (;;) {
+    float lower = std::nextafter(bound, -INFINITY);
+    if (std::exp(static_cast<double>(lower)) < threshold)
+      return bound;
+    bound = lower;
+  }
+}
