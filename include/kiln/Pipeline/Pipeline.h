@@ -1,0 +1,47 @@
+//===- Pipeline.h - Kiln's compile pipeline as a pass pipeline --*- C++ -*-===//
+//
+// The passes between the imported kiln module and the GPU-level module the
+// plan writer reads (docs/pipeline.md). kiln-compile builds it through
+// buildKilnPipeline; kiln-opt runs the same thing as
+// `--pass-pipeline='builtin.module(kiln-pipeline{from=stages})'`.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_PIPELINE_PIPELINE_H
+#define KILN_PIPELINE_PIPELINE_H
+
+#include "kiln/Conversion/StageToGPU/StageToGPU.h"
+
+#include "mlir/Pass/PassManager.h"
+
+#include <string>
+
+namespace kiln {
+
+/// The IR levels of docs/pipeline.md, in order.
+enum class PipelineLevel { Graph, Stages, GPU };
+
+struct KilnPipelineOptions {
+  /// Where the input module is: Graph (the importer's output) or Stages.
+  PipelineLevel from = PipelineLevel::Graph;
+  /// Where to stop: Stages (after convert-kiln-to-stage) or GPU.
+  PipelineLevel to = PipelineLevel::GPU;
+  int64_t rowWorkgroupSize = 64;
+  int64_t reduceWorkgroupSize = 256;
+  int64_t headWorkgroupSize = 64;
+  bool subgroupReduce = true;
+};
+
+/// Adds the passes from `options.from` to `options.to` to `pm` (anchored on
+/// builtin.module). Fails with a message when a pass the range needs is not
+/// part of this build (e.g. convert-kiln-to-stage in a partial checkout).
+mlir::LogicalResult buildKilnPipeline(mlir::OpPassManager &pm,
+                                      const KilnPipelineOptions &options,
+                                      std::string *error);
+
+/// Registers Kiln's conversion passes and the `kiln-pipeline` pass pipeline
+/// (options `from=graph|stages`, `to=stages|gpu`).
+void registerKilnPipeline();
+
+} // namespace kiln
+
+#endif // KILN_PIPELINE_PIPELINE_H

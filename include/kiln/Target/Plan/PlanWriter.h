@@ -1,0 +1,44 @@
+//===- PlanWriter.h - Final module -> flatbuffer plan -----------*- C++ -*-===//
+//
+// Reads the module convert-stage-to-gpu leaves (docs/pipeline.md): host
+// func.func programs whose gpu.launch_func operands are func arguments carrying
+// `kiln.buffer` attributes, and the `gpu.module` of kernels. Builds the plan
+// of schemas/plan.fbs: buffers from the memory plan's slots, weight tensors,
+// kernels (SPIR-V and/or MSL), the parameter block, programs with barriers
+// computed from read/write sets, readback and device flags. docs/plan.md
+// says how each field is filled.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_TARGET_PLAN_PLANWRITER_H
+#define KILN_TARGET_PLAN_PLANWRITER_H
+
+#include "kiln/Target/SPIRV/SPIRVEmitter.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+struct PlanWriterOptions {
+  /// Which kernel forms to embed. The plan's `target` is Vulkan whenever
+  /// SPIR-V is embedded, else Metal.
+  bool embedSPIRV = true;
+  bool embedMSL = false;
+  /// For the Plan.producer field (messages only).
+  std::string producer = "kiln-compile 0.1";
+  /// Passed to Target/SPIRV.
+  TargetOptions spirv;
+};
+
+/// The serialized plan (a finished flatbuffer with identifier KPLN). Errors
+/// are emitted as diagnostics on the module or on the offending op.
+mlir::FailureOr<std::vector<uint8_t>> buildPlan(mlir::ModuleOp module,
+                                                const PlanWriterOptions &options);
+
+} // namespace kiln
+
+#endif // KILN_TARGET_PLAN_PLANWRITER_H

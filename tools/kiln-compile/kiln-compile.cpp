@@ -1,0 +1,304 @@
+//===- kiln-compile.cpp - Model config -> .kplan --------------------------===//
+//
+// kiln-compile CONFIG.json --weight-format f16|q8_2f -o model.kplan
+//              [--target vulkan|metal|all] [--emit=mlir|stages|gpu|spirv|msl|plan-json]
+//              [--target-file T.json]
+// kiln-compile --from-stages STAGES.mlir ...   (a hand-written stage-level module)
+//
+// Thin: parses options, imports, runs buildKilnPipeline (lib/Pipeline), hands the
+// GPU-level module to Target/Plan. Only main() prints errors and picks the exit code.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Conversion/Passes.h"
+#include "kiln/Cost/TargetDesc.h"
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Stage/IR/StageOps.h"
+#include "kiln/IO/ModelConfig.h"
+#include "kiln/IO/WeightSpec.h"
+#ifdef KILN_HAVE_IMPORTER
+#include "kiln/Import/ConfigImporter.h"
+#endif
+#include "kiln/Pipeline/Pipeline.h"
+#include "kiln/Target/MSL/MSLEmitter.h"
+#include "kiln/Target/Plan/AtomicFile.h"
+#include "kiln/Target/Plan/PlanJson.h"
+#include "kiln/Target/Plan/PlanWriter.h"
+#include "kiln/Target/SPIRV/SPIRVEmitter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory kilnCategory("kiln-compile options");
+static cl::opt<std::string> configPath(cl::Positional, cl::desc("<config.json>"),
+                                       cl::init(""), cl::cat(kilnCategory));
+static cl::opt<std::string> fromStages(
+    "from-stages", cl::desc("compile a stage-level module (.mlir) instead of a config"),
+    cl::value_desc("file"), cl::init(""), cl::cat(kilnCategory));
+static cl::opt<std::string> weightFormat("weight-format", cl::desc("f16 | q8_2f"),
+                                         cl::init(""), cl::cat(kilnCategory));
+static cl::opt<std::string> outputPath("o", cl::desc("output file (the plan, or what --emit names)"),
+                                       cl::value_desc("file"), cl::init(""),
+                                       cl::cat(kilnCategory));
+static cl::opt<std::string> target("target", cl::desc("vulkan | metal | all (default vulkan)"),
+                                   cl::init("vulkan"), cl::cat(kilnCategory));
+static cl::opt<std::string>
+    emit("emit",
+         cl::desc("what to write instead of the plan: mlir | stages | gpu | spirv (one .spv "
+                  "per kernel into the -o folder) | msl | plan-json"),
+         cl::init(""), cl::cat(kilnCategory));
+static cl::opt<std::string> targetFile("target-file",
+                                       cl::desc("target descriptor JSON (targets/*.json)"),
+                                       cl::value_desc("file"), cl::init(""),
+                                       cl::cat(kilnCategory));
+static cl::opt<bool> quiet("quiet", cl::desc("no progress lines on stderr"), cl::init(false),
+                           cl::cat(kilnCategory));
+
+namespace {
+
+int fail(const std::string &message) {
+  llvm::errs() << "kiln-compile: error: " << message << "\n";
+  return 1;
+}
+
+/// Progress lines for the slow steps, with their wall time.
+class Progress {
+public:
+  void begin(const std::string &what) {
+    if (quiet)
+      return;
+    start_ = std::chrono::steady_clock::now();
+    llvm::errs() << "kiln-compile: " << what << "...";
+    llvm::errs().flush();
+  }
+  void end() {
+    if (quiet)
+      return;
+    auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_)
+                  .count();
+    llvm::errs() << llvm::format(" %.0f ms\n", ms);
+  }
+
+private:
+  std::chrono::steady_clock::time_point start_;
+};
+
+/// Writes text to -o (atomically) or stdout.
+int writeText(const std::string &text) {
+  if (outputPath.empty() || outputPath == "-") {
+    llvm::outs() << text;
+    return 0;
+  }
+  std::string error = ::kiln::writeFileAtomically(outputPath, text.data(), text.size());
+  return error.empty() ? 0 : fail(error);
+}
+
+int printModule(ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os);
+  os << "\n";
+  return writeText(text);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "kiln-compile: compile a model config into a Kiln plan (.kplan)\n\n"
+      "  kiln-compile CONFIG.json --weight-format f16|q8_2f -o model.kplan\n"
+      "  kiln-compile --from-stages STAGES.mlir -o model.kplan\n");
+
+  bool fromConfig = fromStages.empty();
+  if (fromConfig && configPath.empty())
+    return fail("no config given (kiln-compile CONFIG.json ... or --from-stages FILE; see --help)");
+  if (!fromConfig && !configPath.empty())
+    return fail("give either a config or --from-stages, not both");
+  static const char *const kEmits[] = {"", "mlir", "stages", "gpu", "spirv", "msl", "plan-json"};
+  if (std::find(std::begin(kEmits), std::end(kEmits), emit.getValue()) == std::end(kEmits))
+    return fail("--emit: '" + emit + "' is not one of mlir, stages, gpu, spirv, msl, plan-json");
+  if (target != "vulkan" && target != "metal" && target != "all")
+    return fail("--target: '" + target + "' is not one of vulkan, metal, all");
+  if (!fromConfig && emit == "mlir")
+    return fail("--emit=mlir needs a config (the input of --from-stages is already stages)");
+  if (emit.empty() && outputPath.empty())
+    return fail("-o is required to write a plan (or pick an --emit)");
+  if (emit == "spirv" && outputPath.empty())
+    return fail("--emit=spirv writes one .spv per kernel: give the folder with -o");
+
+  ::kiln::KilnPipelineOptions pipeline;
+  if (!targetFile.empty()) {
+    auto desc = ::kiln::cost::loadTargetDesc(targetFile);
+    if (!desc)
+      return fail(desc.error().message());
+    // Reductions run in one workgroup: the largest power of two the target allows.
+    int64_t size = 1;
+    while (size * 2 <= static_cast<int64_t>(desc->maxWorkgroupSize) && size * 2 <= 256)
+      size *= 2;
+    pipeline.reduceWorkgroupSize = size;
+    pipeline.rowWorkgroupSize = std::min<int64_t>(64, desc->maxWorkgroupSize);
+    pipeline.headWorkgroupSize = std::min<int64_t>(64, size);
+  }
+
+  DialectRegistry registry;
+  registry.insert<mlir::kiln::KilnDialect, ::kiln::stage::StageDialect, func::FuncDialect,
+                  arith::ArithDialect, gpu::GPUDialect, math::MathDialect,
+                  memref::MemRefDialect, scf::SCFDialect, spirv::SPIRVDialect,
+                  tensor::TensorDialect, vector::VectorDialect>();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  Progress progress;
+
+  OwningOpRef<ModuleOp> module;
+  if (fromConfig) {
+    auto config = ::kiln::io::loadModelConfig(configPath);
+    if (!config)
+      return fail(config.error().message());
+    if (weightFormat.empty())
+      return fail("--weight-format is required (f16 or q8_2f)");
+    auto format = ::kiln::io::parseWeightFormat(weightFormat);
+    if (!format)
+      return fail("--weight-format: " + format.error().message());
+#ifdef KILN_HAVE_IMPORTER
+    progress.begin("importing " + configPath);
+    std::string error;
+    module = ::kiln::importModelConfig(context, *config, *format, &error);
+    progress.end();
+#else
+    std::string error = "the config importer (lib/Import) is not part of this build; "
+                        "use --from-stages";
+#endif
+    if (!module)
+      return fail("import: " + error);
+    if (emit == "mlir")
+      return printModule(*module);
+  } else {
+    if (!weightFormat.empty())
+      return fail("--weight-format applies to a config; a stage module names its format");
+    std::string error;
+    auto input = openInputFile(fromStages, &error);
+    if (!input)
+      return fail(error);
+    llvm::SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+    SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+    if (!module)
+      return fail("cannot parse '" + fromStages + "'");
+  }
+
+  // Everything below reports through MLIR diagnostics on stderr.
+  auto runTo = [&](::kiln::PipelineLevel from, ::kiln::PipelineLevel to,
+                   const std::string &what) -> bool {
+    PassManager pm(&context);
+    if (failed(applyPassManagerCLOptions(pm)))
+      return false;
+    DefaultTimingManager timing;
+    applyDefaultTimingManagerCLOptions(timing);
+    TimingScope timingScope = timing.getRootScope();
+    pm.enableTiming(timingScope);
+    ::kiln::KilnPipelineOptions options = pipeline;
+    options.from = from;
+    options.to = to;
+    std::string error;
+    if (failed(::kiln::buildKilnPipeline(pm, options, &error))) {
+      fail(error);
+      return false;
+    }
+    progress.begin(what);
+    bool ok = succeeded(pm.run(*module));
+    progress.end();
+    if (!ok)
+      fail(what + " failed (see the diagnostics above)");
+    return ok;
+  };
+
+  if (fromConfig &&
+      !runTo(::kiln::PipelineLevel::Graph, ::kiln::PipelineLevel::Stages, "lowering to stages"))
+    return 1;
+  if (emit == "stages")
+    return printModule(*module);
+  if (!runTo(::kiln::PipelineLevel::Stages, ::kiln::PipelineLevel::GPU, "generating GPU kernels"))
+    return 1;
+  if (emit == "gpu")
+    return printModule(*module);
+
+  if (emit == "spirv" || emit == "msl") {
+    progress.begin("serializing SPIR-V");
+    auto binaries = ::kiln::emitSPIRV(*module, ::kiln::TargetOptions{});
+    progress.end();
+    if (failed(binaries))
+      return fail("SPIR-V generation failed (see the diagnostics above)");
+    if (emit == "spirv") {
+      if (std::error_code ec = llvm::sys::fs::create_directories(outputPath))
+        return fail("cannot create folder '" + outputPath + "': " + ec.message());
+      for (const ::kiln::KernelBinary &binary : *binaries) {
+        llvm::SmallString<256> path(outputPath);
+        llvm::sys::path::append(path, binary.name + ".spv");
+        std::string error = ::kiln::writeFileAtomically(
+            path.str().str(), binary.words.data(), binary.words.size() * sizeof(uint32_t));
+        if (!error.empty())
+          return fail(error);
+      }
+      if (!quiet)
+        llvm::errs() << "kiln-compile: wrote " << binaries->size() << " kernels to "
+                     << outputPath << "\n";
+      return 0;
+    }
+    std::string text;
+    for (const ::kiln::KernelBinary &binary : *binaries) {
+      ::kiln::MSLResult msl = ::kiln::emitMSL(binary.words);
+      if (!msl.ok)
+        return fail("kernel '" + binary.name + "': " + msl.error);
+      const auto &size = msl.kernel.threadgroupSize;
+      text += "// kernel " + binary.name + " entry " + msl.kernel.entryPoint + " threadgroup " +
+              std::to_string(size[0]) + "x" + std::to_string(size[1]) + "x" +
+              std::to_string(size[2]) + "\n" + msl.kernel.source + "\n";
+    }
+    return writeText(text);
+  }
+
+  ::kiln::PlanWriterOptions writer;
+  writer.embedSPIRV = target != "metal";
+  writer.embedMSL = target != "vulkan";
+  progress.begin("writing the plan");
+  auto plan = ::kiln::buildPlan(*module, writer);
+  progress.end();
+  if (failed(plan))
+    return fail("plan writing failed (see the diagnostics above)");
+  if (emit == "plan-json") {
+    ::kiln::PlanJsonResult json = ::kiln::planToJson(plan->data(), plan->size());
+    if (!json.ok)
+      return fail("internal: the written plan does not verify: " + json.error);
+    return writeText(json.json);
+  }
+  std::string error = ::kiln::writeFileAtomically(outputPath, plan->data(), plan->size());
+  if (!error.empty())
+    return fail(error);
+  if (!quiet)
+    llvm::errs() << "kiln-compile: wrote " << outputPath << " (" << plan->size() << " bytes)\n";
+  return 0;
+}
