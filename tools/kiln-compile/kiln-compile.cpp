@@ -68,6 +68,9 @@ static cl::opt<std::string> targetFile("target-file",
                                        cl::desc("target descriptor JSON (targets/*.json)"),
                                        cl::value_desc("file"), cl::init(""),
                                        cl::cat(kilnCategory));
+static cl::opt<bool> allBarriers("all-barriers",
+                                 cl::desc("debugging: a barrier before every dispatch"),
+                                 cl::init(false), cl::cat(kilnCategory));
 static cl::opt<bool> quiet("quiet", cl::desc("no progress lines on stderr"), cl::init(false),
                            cl::cat(kilnCategory));
 
@@ -284,6 +287,7 @@ int main(int argc, char **argv) {
   ::kiln::PlanWriterOptions writer;
   writer.embedSPIRV = target != "metal";
   writer.embedMSL = target != "vulkan";
+  writer.barrierEveryDispatch = allBarriers;
   progress.begin("writing the plan");
   auto plan = ::kiln::buildPlan(*module, writer);
   progress.end();

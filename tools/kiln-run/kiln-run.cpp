@@ -2,12 +2,16 @@
 // Uses only the public C API; every failure reaches main() as one status, printed once.
 #include "kiln/runtime.h"
 
+#include "ReferenceCheck.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,11 +33,15 @@ const char *kUsage =
     "  --stats               print dispatches, barriers, bytes and ms per token\n"
     "  --profile             print GPU time per dispatch of the decode program\n"
     "  --print-logprobs      print each generated token's log-probability\n"
+    "  --check-reference C   run the CPU reference of config C (same weights) side by side:\n"
+    "                        greedy tokens must match and log-probs agree (exit 1 if not)\n"
+    "  --tolerance T         max abs log-prob error for --check-reference (default 1e-3)\n"
     "  --list-devices        list Vulkan devices and exit\n"
     "  --help                this text\n";
 
 struct Arguments {
-  std::string plan, weights, device;
+  std::string plan, weights, device, checkReference;
+  double tolerance = 1e-3;
   std::vector<int32_t> prompt;
   bool havePrompt = false;
   long maxNew = 64;
@@ -123,6 +131,12 @@ bool parseArguments(int argc, char **argv, Arguments &args) {
       long seed;
       if (!value(text) || !parseLong(flag, text, 0, seed)) return false;
       args.seed = static_cast<uint64_t>(seed);
+    } else if (flag == "--check-reference") {
+      if (!value(text)) return false;
+      args.checkReference = text;
+    } else if (flag == "--tolerance") {
+      if (!value(text) || !parseDouble(flag, text, args.tolerance)) return false;
+      if (!(args.tolerance >= 0)) return fail("--tolerance must be >= 0");
     } else if (flag == "--device") {
       if (!value(text)) return false;
       args.device = text;
@@ -142,6 +156,8 @@ bool parseArguments(int argc, char **argv, Arguments &args) {
     return fail("--weights is required");
   if (!args.havePrompt)
     return fail("--prompt is required");
+  if (!args.checkReference.empty() && args.temperature != 0)
+    return fail("--check-reference compares greedy tokens: leave --temperature at 0");
   return true;
 }
 
@@ -219,15 +235,63 @@ int run(const Arguments &args) {
     return report(status);
 
   std::vector<kiln_step_result_t> generated;
+  // --check-reference: the reference takes the plan's cut of the prompt into calls.
+  std::unique_ptr<kiln::tools::ReferenceRunner> reference;
+  kiln_plan_info_t info{};
+  if (kiln_status_t status = kiln_plan_info(handles.plan, &info))
+    return report(status);
+  if (!args.checkReference.empty()) {
+    std::string error;
+    reference = kiln::tools::ReferenceRunner::create(args.checkReference, args.weights, error);
+    if (!reference)
+      return fail("--check-reference: " + error), 1;
+  }
+  double worstError = 0;
+  bool tokensDiffer = false;
+  std::vector<float> planLogprobs(info.vocab_size), referenceLogprobs;
+  auto check = [&](const std::vector<int32_t> &call, int32_t planToken) -> bool {
+    std::string error;
+    if (!reference->call(call, referenceLogprobs, error))
+      return fail("--check-reference: reference: " + error);
+    if (kiln_status_t status = kiln_session_read_logprobs(handles.session, planLogprobs.data(),
+                                                          planLogprobs.size())) {
+      report(status);
+      return false;
+    }
+    kiln::tools::StepComparison step =
+        kiln::tools::compareStep(planToken, planLogprobs, referenceLogprobs);
+    if (step.planToken != step.referenceToken && !tokensDiffer) {
+      std::fprintf(stderr, "check-reference: step %zu: plan chose %d, reference %d\n",
+                   generated.size(), step.planToken, step.referenceToken);
+      tokensDiffer = true;
+    }
+    worstError = std::max(worstError, step.maxAbsError);
+    return true;
+  };
+
   kiln_step_result_t result{};
   if (args.maxNew > 0) {
     if (kiln_status_t status = kiln_session_prefill(handles.session, args.prompt.data(),
                                                     args.prompt.size(), &result))
       return report(status);
+    if (reference) {
+      size_t rows = info.prefill_max_rows ? info.prefill_max_rows : 1, start = 0;
+      for (; start + rows < args.prompt.size(); start += rows) {
+        std::string error;
+        std::vector<int32_t> call(args.prompt.begin() + start, args.prompt.begin() + start + rows);
+        if (!reference->call(call, referenceLogprobs, error))
+          return fail("--check-reference: reference: " + error), 1;
+      }
+      if (!check(std::vector<int32_t>(args.prompt.begin() + start, args.prompt.end()), result.token))
+        return 1;
+    }
     generated.push_back(result);
     while (static_cast<long>(generated.size()) < args.maxNew) {
-      if (kiln_status_t status = kiln_session_step(handles.session, result.token, &result))
+      int32_t fed = result.token;
+      if (kiln_status_t status = kiln_session_step(handles.session, fed, &result))
         return report(status);
+      if (reference && !check({fed}, result.token))
+        return 1;
       generated.push_back(result);
     }
   }
@@ -237,6 +301,15 @@ int run(const Arguments &args) {
   if (args.printLogprobs)
     for (const auto &step : generated)
       std::printf("token %d logprob %.6f\n", step.token, step.logprob);
+  if (reference) {
+    bool ok = !tokensDiffer && worstError <= args.tolerance;
+    std::printf("check-reference: %zu steps, tokens %s, max abs log-prob error %.3g "
+                "(tolerance %.3g): %s\n",
+                generated.size(), tokensDiffer ? "DIFFER" : "equal", worstError, args.tolerance,
+                ok ? "PASS" : "FAIL");
+    if (!ok)
+      return 1;
+  }
 
   if (args.stats) {
     kiln_session_stats_t stats;

@@ -766,6 +766,9 @@ FailureOr<std::vector<uint8_t>> PlanWriter::serialize() {
     for (const PlanDispatch &d : p.dispatches)
       accesses.push_back(d.accesses);
     std::vector<bool> barriers = planBarriers(accesses);
+    if (options_.barrierEveryDispatch)
+      for (size_t i = 1; i < barriers.size(); ++i)
+        barriers[i] = true;
     std::vector<fb::Offset<plan::Dispatch>> dispatches;
     for (size_t i = 0; i < p.dispatches.size(); ++i) {
       const PlanDispatch &d = p.dispatches[i];

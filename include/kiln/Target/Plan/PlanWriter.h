@@ -30,6 +30,9 @@ struct PlanWriterOptions {
   bool embedMSL = false;
   /// For the Plan.producer field (messages only).
   std::string producer = "kiln-compile 0.1";
+  /// A barrier before every dispatch but the first (debugging: rules out a
+  /// missed dependency when a plan disagrees with the reference).
+  bool barrierEveryDispatch = false;
   /// Passed to Target/SPIRV.
   TargetOptions spirv;
 };

@@ -1,0 +1,38 @@
+// kiln-run --check-reference: the CPU reference (lib/Reference) fed the same tokens in
+// the same cut into calls as the plan, compared step by step. MLIR-free, like kiln-run.
+#ifndef KILN_TOOLS_KILN_RUN_REFERENCECHECK_H
+#define KILN_TOOLS_KILN_RUN_REFERENCECHECK_H
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln::tools {
+
+/// The reference model of one config and weights file, advanced call by call.
+class ReferenceRunner {
+public:
+  /// Loads config and weights; on failure returns null and sets `error`.
+  static std::unique_ptr<ReferenceRunner> create(const std::string &configPath,
+                                                 const std::string &weightsPath,
+                                                 std::string &error);
+  virtual ~ReferenceRunner() = default;
+  /// Feeds `tokens` as ONE call (Dory: one multi-row call; Embryo: token by
+  /// token) and returns the log-probabilities after the last one, or sets `error`.
+  virtual bool call(const std::vector<int32_t> &tokens, std::vector<float> &logprobs,
+                    std::string &error) = 0;
+};
+
+struct StepComparison {
+  int32_t planToken = 0, referenceToken = 0;
+  double maxAbsError = 0; ///< over all V log-probs; inf when only one side is -inf
+};
+
+/// Greedy choice of the reference (ties -> lower id) and the error of one step.
+StepComparison compareStep(int32_t planToken, const std::vector<float> &plan,
+                           const std::vector<float> &reference);
+
+} // namespace kiln::tools
+
+#endif // KILN_TOOLS_KILN_RUN_REFERENCECHECK_H
