@@ -31,18 +31,18 @@ void buildKernel(stage::ExitTestOp op, KernelBuilder &kb) {
   allConfident = kb.forLoop(
       kb.index(0), kb.index(rows), kb.index(1), {allConfident},
       [&](Value row, ValueRange carried) -> SmallVector<Value> {
-        Value local = kb.strided(kb.index(vocab), kb.f32(-3.4e38f),
-                                 [&](Value i, Value m) {
-                                   return kb.fmax(m, load(row, i));
-                                 });
+        Value local = stridedCarried(kb, kb.index(vocab), kb.f32(-3.4e38f),
+                                     [&](Value i, Value m) {
+                                       return kb.fmax(m, load(row, i));
+                                     });
         Value best = kb.reduce(local, ReduceKind::Max);
         if (op.getLogits()) {
           // max log-prob = max − logsumexp = −log Σ exp(l − max).
           Value sum = kb.reduce(
-              kb.strided(kb.index(vocab), kb.f32(0.0f),
-                         [&](Value i, Value s) {
-                           return kb.fadd(s, kb.exp(kb.fsub(load(row, i), best)));
-                         }),
+              stridedCarried(kb, kb.index(vocab), kb.f32(0.0f),
+                             [&](Value i, Value s) {
+                               return kb.fadd(s, kb.exp(kb.fsub(load(row, i), best)));
+                             }),
               ReduceKind::Add);
           best = kb.b.create<arith::NegFOp>(kb.loc, kb.log(sum));
         }
@@ -56,6 +56,25 @@ void buildKernel(stage::ExitTestOp op, KernelBuilder &kb) {
     kb.store(kb.i32(1), kb.buffer(op.getFlag()),
              {kb.index(static_cast<int64_t>(op.getFlagWord()))});
   });
+}
+
+Value carriedLoop(KernelBuilder &kb, Value lb, Value ub, Value init,
+                  const std::function<Value(Value, Value)> &body) {
+  Value result = kb.forLoop(lb, ub, kb.index(1), {init},
+                            [&](Value i, ValueRange acc) -> SmallVector<Value> {
+                              return {body(i, acc[0])};
+                            })[0];
+  return kb.select(kb.ult(lb, ub), result, init);
+}
+
+Value stridedCarried(KernelBuilder &kb, Value count, Value init,
+                     const std::function<Value(Value, Value)> &body) {
+  Value lane = kb.threadId();
+  Value result = kb.forLoop(lane, count, kb.index(kb.getWorkgroupSize()), {init},
+                            [&](Value i, ValueRange acc) -> SmallVector<Value> {
+                              return {body(i, acc[0])};
+                            })[0];
+  return kb.select(kb.ult(lane, count), result, init);
 }
 
 Operation *openSkipGuard(stage::DispatchOp dispatch, KernelBuilder &kb) {

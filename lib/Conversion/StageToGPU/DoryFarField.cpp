@@ -60,13 +60,10 @@ Value dotOver(KernelBuilder &kb, int64_t hd, const std::function<Value(Value)> &
                     })[0];
 }
 
-/// A serial loop over [0, count) carrying one f32.
+/// A serial loop over [0, count) carrying one f32 (count may be 0).
 Value serial(KernelBuilder &kb, Value count, Value init,
              const std::function<Value(Value, Value)> &body) {
-  return kb.forLoop(kb.index(0), count, kb.index(1), {init},
-                    [&](Value i, ValueRange acc) -> SmallVector<Value> {
-                      return {body(i, acc[0])};
-                    })[0];
+  return carriedLoop(kb, kb.index(0), count, init, body);
 }
 
 constexpr float kMostNegative = -3.4e38f;
@@ -105,7 +102,7 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
   Value nearCount = kb.sub(top, low);
   auto slotOf = [&](Value u) { return kb.rem(kb.add(low, u), kb.index(cap)); };
 
-  Value localMax = kb.strided(nearCount, kb.f32(kMostNegative), [&](Value u, Value m) {
+  Value localMax = stridedCarried(kb, nearCount, kb.f32(kMostNegative), [&](Value u, Value m) {
     Value slot = slotOf(u);
     Value s = kb.fmul(
         dotOver(kb, hd, [&](Value d) { return kb.load(q, {kb.add(qBase, d)}); },
@@ -169,7 +166,7 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
     farCount = kb.select(useFar, farCount, kb.index(0));
   }
 
-  Value localSum = kb.strided(nearCount, kb.f32(0.0f), [&](Value u, Value s) {
+  Value localSum = stridedCarried(kb, nearCount, kb.f32(0.0f), [&](Value u, Value s) {
     Value w = kb.exp(kb.fsub(kb.load(scores, {u}), exponent));
     kb.store(w, scores, {u});
     return kb.fadd(s, w);

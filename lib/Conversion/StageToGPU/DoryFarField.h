@@ -24,6 +24,18 @@ void buildKernel(stage::LandmarkSealOp op, KernelBuilder &kb);
 KernelShape shapeOf(stage::ExitTestOp op, const StageToGPUOptions &o);
 void buildKernel(stage::ExitTestOp op, KernelBuilder &kb);
 
+/// A loop over [lb, ub) carrying one f32 (or any one value). Upstream
+/// SCF-to-SPIR-V keeps loop results in a variable stored only by the loop
+/// body, so a loop that runs zero times yields an uninitialised value (0 on
+/// lavapipe), not `init`: the result is selected against `init` here.
+mlir::Value carriedLoop(KernelBuilder &kb, mlir::Value lb, mlir::Value ub,
+                        mlir::Value init,
+                        const std::function<mlir::Value(mlir::Value, mlir::Value)> &body);
+/// The workgroup's strided walk over [0, count) carrying one value, with the
+/// same zero-trip guard (a lane past `count` gets `init`).
+mlir::Value stridedCarried(KernelBuilder &kb, mlir::Value count, mlir::Value init,
+                           const std::function<mlir::Value(mlir::Value, mlir::Value)> &body);
+
 /// With `skip_if(%flag)[w]`: opens `scf.if flag[w] == 0` and moves the
 /// builder into it, so every workgroup returns at once when the flag is set;
 /// the caller builds the stages, then moves after the returned op. Null (and

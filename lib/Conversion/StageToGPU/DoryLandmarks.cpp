@@ -113,10 +113,9 @@ void buildKernel(stage::LandmarkSealOp op, KernelBuilder &kb) {
   });
   kb.barrier();
   // The ridge λ = 1e-6 · max_a K_aa (reference kNystromRidge).
-  Value largest = kb.forLoop(kb.index(0), n, kb.index(1), {zero},
-                             [&](Value i, ValueRange s) -> SmallVector<Value> {
-                               return {kb.fmax(s[0], kb.load(a, {at(i, i)}))};
-                             })[0];
+  Value largest = carriedLoop(kb, kb.index(0), n, zero, [&](Value i, Value s) {
+    return kb.fmax(s, kb.load(a, {at(i, i)}));
+  });
   Value ridge = kb.fmul(largest, kb.f32(1e-6f));
   kb.barrier();
   kb.strided(n, [&](Value i) {
@@ -129,15 +128,17 @@ void buildKernel(stage::LandmarkSealOp op, KernelBuilder &kb) {
     auto magnitude = [&](Value r) {
       return kb.b.create<math::AbsFOp>(kb.loc, kb.load(a, {at(r, col)}));
     };
+    // (The last column's search runs zero times: the guard keeps `col`.)
+    Value first = kb.add(col, kb.index(1));
     ValueRange best = kb.forLoop(
-        kb.add(col, kb.index(1)), n, kb.index(1), {col, magnitude(col)},
+        first, n, kb.index(1), {col, magnitude(col)},
         [&](Value r, ValueRange s) -> SmallVector<Value> {
           Value v = magnitude(r);
           Value better = kb.b.create<arith::CmpFOp>(
               kb.loc, arith::CmpFPredicate::OGT, v, s[1]);
           return {kb.select(better, r, s[0]), kb.select(better, v, s[1])};
         });
-    Value pivot = best[0];
+    Value pivot = kb.select(kb.ult(first, n), best[0], col);
     kb.strided(n, [&](Value c) {
       for (Value matrix : {a, inv}) {
         Value x = kb.load(matrix, {at(pivot, c)});
