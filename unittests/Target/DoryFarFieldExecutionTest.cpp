@@ -548,6 +548,133 @@ TEST_F(DoryFarFieldExecution, ShortPromptsSealFewerLandmarks) {
 }
 
 //===----------------------------------------------------------------------===//
+// A decode sequence: capture + seal on the first call, then per step push,
+// the prep's ring write (done by the host here) and the attention, with the
+// ring capacity equal to the window (the order the push must keep).
+//===----------------------------------------------------------------------===//
+
+TEST_F(DoryFarFieldExecution, DecodeStepsFoldAndAttendLikeTheReference) {
+  const int64_t window = 5, cap = 5, qh = kGroup, steps = 16;
+  auto module = [&](const char *body) {
+    return std::string(R"(
+func.func @f(%q: memref<72xf32>, %kr: memref<1x5x24xf32>, %vr: memref<1x5x24xf32>,
+             %g: memref<72xf32>, %sg: memref<72xf32>, %p: memref<4xi32>,
+             %l: memref<1x3x24xf32>, %m: memref<1x3x3xf32>, %s: memref<1x3x26xf32>,
+             %meta: memref<3xi32>, %o: memref<72xf32>) {
+  stage.dispatch "step" {
+)") + body + R"(
+  }
+  return
+})";
+  };
+  // Every kernel binds the same 11 buffers (unused ones are not bound:
+  // each module names only what its stage uses, so the lists differ).
+  Kernel capture = compile(module(
+      "stage.landmark_capture q(%q : memref<72xf32>) params(%p : memref<4xi32>) "
+      "far_meta(%meta : memref<3xi32>) landmarks(%l : memref<1x3x24xf32>)"));
+  Kernel seal = compile(module(
+      "stage.landmark_seal landmarks(%l : memref<1x3x24xf32>) params(%p : memref<4xi32>) "
+      "inverse(%m : memref<1x3x3xf32>) far_sums(%s : memref<1x3x26xf32>) "
+      "far_meta(%meta : memref<3xi32>) {scale = 4.898979 : f32}"));
+  Kernel push = compile(module(
+      "stage.far_field_push k_ring(%kr : memref<1x5x24xf32>) v_ring(%vr : memref<1x5x24xf32>) "
+      "params(%p : memref<4xi32>) landmarks(%l : memref<1x3x24xf32>) "
+      "far_sums(%s : memref<1x3x26xf32>) far_meta(%meta : memref<3xi32>) "
+      "{window = 5 : i64, scale = 4.898979 : f32}"));
+  Kernel attend = compile(module(
+      "stage.window_attention q(%q : memref<72xf32>) k_ring(%kr : memref<1x5x24xf32>) "
+      "v_ring(%vr : memref<1x5x24xf32>) gate(%g : memref<72xf32>) "
+      "gate_scale(%sg : memref<72xf32>) params(%p : memref<4xi32>) "
+      "far(%l, %m, %s, %meta : memref<1x3x24xf32>, memref<1x3x3xf32>, memref<1x3x26xf32>, memref<3xi32>) "
+      "out(%o : memref<72xf32>) {window = 5 : i64, scale = 4.898979 : f32, rectify}"));
+
+  // The device state, by name.
+  Bytes kRing = bytesOf(std::vector<float>(cap * kHd, 0.0f)), vRing = kRing;
+  Bytes landmarks = bytesOf(std::vector<float>(kM * kHd, 0.0f));
+  Bytes inverse = bytesOf(std::vector<float>(kM * kM, 0.0f));
+  Bytes sums = bytesOf(std::vector<float>(kM * (kHd + 2), 0.0f));
+  Bytes meta = bytesOf(std::vector<int32_t>(3, 0));
+  // The reference: whole history, landmarks, accumulator, foldedUpTo.
+  std::vector<std::vector<float>> keys, values;
+  kiln::ref::NystromLandmarks refLandmarks;
+  kiln::ref::FarFieldAccumulator refFar;
+  int64_t foldedUpTo = 0;
+  float worst = 0.0f;
+  for (int64_t pos = 0; pos < steps; ++pos) {
+    std::vector<float> q;
+    for (int64_t h = 0; h < qh; ++h) {
+      std::vector<float> unit = rng.unitKey();
+      q.insert(q.end(), unit.begin(), unit.end());
+    }
+    keys.push_back(rng.unitKey());
+    values.push_back(rng.uniform(kHd, -2, 2));
+    std::vector<float> gate = rng.uniform(qh * kHd), gateScale = rng.uniform(qh * kHd);
+    Bytes params = bytesOf(std::vector<int32_t>{0, int32_t(pos), 0, 0});
+    // 1. The push, before the prep overwrites slot pos mod cap.
+    {
+      std::vector<Bytes> b = {kRing, vRing, params, landmarks, sums, meta};
+      run(push, b);
+      sums = b[4];
+      meta = b[5];
+    }
+    // 2. dory_prep's ring write.
+    std::vector<float> kr = valuesOf<float>(kRing), vr = valuesOf<float>(vRing);
+    std::copy(keys[pos].begin(), keys[pos].end(), kr.begin() + (pos % cap) * kHd);
+    std::copy(values[pos].begin(), values[pos].end(), vr.begin() + (pos % cap) * kHd);
+    kRing = bytesOf(kr);
+    vRing = bytesOf(vr);
+    // 3. Pass 0 of the first call (one row): capture and seal.
+    {
+      std::vector<Bytes> b = {bytesOf(q), params, meta, landmarks};
+      run(capture, b);
+      landmarks = b[3];
+      std::vector<Bytes> c = {landmarks, params, inverse, sums, meta};
+      run(seal, c);
+      inverse = c[2];
+      sums = c[3];
+      meta = c[4];
+    }
+    // 4. The attention.
+    std::vector<Bytes> b = {bytesOf(q), kRing, vRing, bytesOf(gate), bytesOf(gateScale),
+                            params, landmarks, inverse, sums, meta,
+                            bytesOf(std::vector<float>(qh * kHd))};
+    run(attend, b);
+
+    // The reference (DorySession's rules): the first call seals one landmark
+    // (position 0, a one-row call); key pos − window is folded at the end of
+    // the call at pos and already seen by that call's row.
+    if (pos == 0) {
+      refLandmarks = kiln::ref::sealLandmarks(
+          std::vector<float>(q.begin(), q.begin() + kHd), 1, kHd, kScale);
+      refFar = kiln::ref::FarFieldAccumulator(1, kHd);
+    }
+    const int64_t low = std::max<int64_t>(0, pos + 1 - window);
+    for (; foldedUpTo < low; ++foldedUpTo)
+      refFar.push(refLandmarks, keys[foldedUpTo].data(), values[foldedUpTo].data(), kScale);
+    std::vector<float> expected(qh * kHd);
+    for (int64_t hq = 0; hq < qh; ++hq) {
+      std::vector<const float *> nearKeys, nearValues;
+      for (int64_t j = low; j <= pos; ++j) {
+        nearKeys.push_back(keys[j].data());
+        nearValues.push_back(values[j].data());
+      }
+      std::vector<float> head = kiln::ref::attendNearFar(
+          &q[hq * kHd], nearKeys, nearValues, kHd, kScale, &refLandmarks, &refFar, true);
+      for (int64_t d = 0; d < kHd; ++d)
+        expected[hq * kHd + d] =
+            head[d] * kiln::ref::sigmoid(gate[hq * kHd + d] * gateScale[hq * kHd + d]);
+    }
+    EXPECT_EQ(valuesOf<int32_t>(meta),
+              (std::vector<int32_t>{1, int32_t(low), int32_t(refFar.folded())}))
+        << "pos " << pos;
+    worst = std::max(worst, expectNear(valuesOf<float>(b[10]), expected, 2e-5f,
+                                       "decode step output"));
+  }
+  std::printf("[ measure  ] 16 decode steps (window = cap = 5, 1 landmark): max rel error %.3g\n",
+              worst);
+}
+
+//===----------------------------------------------------------------------===//
 // exit_test and skip_if
 //===----------------------------------------------------------------------===//
 
