@@ -8,7 +8,7 @@ devices (lavapipe). Usage: gen.py OUTDIR [--scale 1.0] [--chain 64]
 import argparse
 import os
 
-HEADER = ('module attributes {kiln.family = "calibration", kiln.vocab_size = 16 : i64, '
+HEADER = ('module attributes {kiln.family = "embryo", kiln.vocab_size = 16 : i64, '
           'kiln.max_position = 1000000 : i64, kiln.weight_format = "%s", kiln.config = "{}"} {\n')
 
 
