@@ -2,6 +2,7 @@
 #ifndef KILN_CONVERSION_PASSES_H
 #define KILN_CONVERSION_PASSES_H
 
+#include "kiln/Conversion/KilnToStage/KilnToStage.h"
 #include "kiln/Conversion/StageToGPU/StageToGPU.h"
 
 namespace kiln {

@@ -60,4 +60,54 @@ def ConvertStageToGPU : Pass<"convert-stage-to-gpu", "::mlir::ModuleOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// KilnToStage
+//===----------------------------------------------------------------------===//
+
+def ConvertKilnToStage : Pass<"convert-kiln-to-stage", "::mlir::ModuleOp"> {
+  let summary = "Lower the kiln model graph to func @decode of stage.dispatch on memrefs";
+  let description = [{
+    Replaces the module's `kiln.model` by `func.func @decode` (docs/pipeline.md):
+    every argument is one logical buffer (a static memref typed as
+    docs/stages.md says) with a `kiln.buffer` dictionary (kind, name, slot,
+    byte_offset; weights also list their safetensors tensors and layouts);
+    the body is a sequence of `stage.dispatch`, one stage each. Fine kiln ops
+    are regrouped into stages (conv + silu -> conv_ring; gdn_gates + gdn_step
+    + gated_rms_norm -> gdn_step; rotary + kv_ring_write -> rope_kv_write or
+    dory_prep; ...); the q8_2f column field is folded into the producer of a
+    matrix's input where the producer allows it. Scratch buffers are assigned
+    to physical slots by liveness over the dispatch order (docs/memory.md).
+    Anything no stage can compute is an error naming the op and the rule.
+
+    Before:
+    ```mlir
+    kiln.model @m embryo attributes {...} {
+      kiln.weight_decl @final_norm : tensor<72xf32>
+      kiln.step {
+      ^bb0(%token: index, %position: index, %top_p: f32):
+        %x = kiln.rms_norm %h, %w {eps = 1.0e-06 : f32} : tensor<72xf32>
+        ...
+      }
+    }
+    ```
+    After:
+    ```mlir
+    func.func @decode(%arg0: memref<72xf32> {kiln.buffer = {kind = "weight",
+        name = "final_norm", slot = 0 : i64, byte_offset = 0 : i64, tensors = [...]}},
+        ...) attributes {kiln.readback = {...}, kiln.params = []} {
+      stage.dispatch "final_norm" {
+        stage.rmsnorm residual(%h : memref<72xf32>) weight(%arg0 : memref<72xf32>)
+            outs(%x : memref<72xf32>) {eps = 1.0e-06 : f32}
+      }
+      ...
+      return
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
+    "::kiln::stage::StageDialect"
+  ];
+}
+
 #endif // KILN_CONVERSION_PASSES_TD

@@ -1,0 +1,330 @@
+//===- LowerCommon.cpp - The walk, and the ops both families use ----------===//
+
+#include "Lowering.h"
+
+#include "kiln/Conversion/KilnToStage/KilnToStage.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace kiln::lowering {
+
+Lowering::Lowering(ModuleOp module, kg::ModelOp model)
+    : module_(module), model_(model), builder_(module.getContext()) {}
+
+InFlightDiagnostic Lowering::refuse(Operation *op, const Twine &why) {
+  return op->emitOpError("cannot be lowered to stages: ") << why;
+}
+
+std::string Lowering::kernelName(StringRef what) {
+  std::string name;
+  for (char c : what)
+    name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  int &count = kernelNames_[name];
+  if (count++ > 0)
+    name += "_" + std::to_string(count - 1);
+  return name;
+}
+
+OpBuilder Lowering::dispatch(StringRef name) {
+  auto op = stage::DispatchOp::create(builder_, model_.getLoc(),
+                                      kernelName(name));
+  return OpBuilder::atBlockEnd(&op.getBody().front());
+}
+
+LogicalResult Lowering::run() {
+  MLIRContext *ctx = module_.getContext();
+  builder_.setInsertionPointToEnd(module_.getBody());
+  func_ = func::FuncOp::create(builder_, model_.getLoc(), "decode",
+                               builder_.getFunctionType({}, {}));
+  Block *entry = func_.addEntryBlock();
+  builder_.setInsertionPointToEnd(entry);
+  vocab_ = static_cast<int64_t>(model_.getVocab());
+  params_ = addArgument(MemRefType::get({4}, IntegerType::get(ctx, 32)),
+                        {BufferKind::Params, "params", {}});
+  if (failed(lowerBlock(model_.getStep().getBody().front())))
+    return failure();
+  func::ReturnOp::create(builder_, model_.getLoc());
+  finish();
+  return success();
+}
+
+LogicalResult Lowering::lowerBlock(Block &block) {
+  for (Operation &op : block)
+    if (failed(lowerOp(&op)))
+      return failure();
+  return success();
+}
+
+/// Ops that a later op emits as part of its stage: check now that the later
+/// op is there, so nothing is silently dropped.
+static LogicalResult checkConsumedBy(Operation *op, StringRef stage,
+                                     function_ref<bool(Operation *)> ok) {
+  for (Operation *user : op->getUsers())
+    if (!ok(user))
+      return op->emitOpError("cannot be lowered to stages: it is computed "
+                             "inside ")
+             << stage << ", so its result may only feed that stage, not '"
+             << user->getName() << "'";
+  return success();
+}
+
+LogicalResult Lowering::lowerOp(Operation *op) {
+  if (deferred_.contains(op))
+    return success();
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case<kg::WeightOp, kg::StateOp>([](auto) { return success(); })
+      .Case([&](kg::EmbedOp o) { return lowerEmbed(o); })
+      .Case([&](kg::RmsNormOp o) { return lowerRmsNorm(o); })
+      .Case([&](kg::MatVecOp o) { return lowerMatVec(o); })
+      .Case<kg::AddOp, kg::MulOp>([&](Operation *o) { return lowerBinary(o); })
+      .Case([&](kg::SwiGluOp o) { return lowerSwiGlu(o); })
+      .Case([&](kg::ReturnOp o) { return lowerReturn(o); })
+      .Case([&](kg::ConvRingStepOp o) { return lowerConvRing(o); })
+      .Case([&](kg::SiluOp o) {
+        return refuse(o, "no stage computes a lone silu; it must follow a "
+                         "kiln.conv_ring_step (stage.conv_ring applies it)");
+      })
+      .Case([&](kg::GdnGatesOp o) {
+        return checkConsumedBy(o, "stage.gdn_step", [](Operation *u) {
+          return isa<kg::GdnStepOp>(u);
+        });
+      })
+      .Case([&](kg::GdnStepOp o) -> LogicalResult {
+        if (!o.getResult().hasOneUse() ||
+            !isa<kg::GatedRmsNormOp>(*o.getResult().getUsers().begin()))
+          return refuse(o, "stage.gdn_step ends in the gated RMSNorm: the "
+                           "result must feed exactly one kiln.gated_rms_norm");
+        if (!o.getDecay().getDefiningOp<kg::GdnGatesOp>() ||
+            !o.getBeta().getDefiningOp<kg::GdnGatesOp>())
+          return refuse(o, "stage.gdn_step computes g and beta itself: they "
+                           "must come from kiln.gdn_gates");
+        if (o.getQkEps().convertToFloat() != 1.0e-6f)
+          return refuse(o, "stage.gdn_step normalises q and k with eps 1e-6, "
+                           "got qk_eps = ")
+                 << o.getQkEps().convertToFloat();
+        return success();
+      })
+      .Case([&](kg::GatedRmsNormOp o) { return lowerGatedRmsNorm(o); })
+      .Case([&](kg::RotaryOp o) {
+        return checkConsumedBy(o, "stage.rope_kv_write or stage.dory_prep",
+                               [](Operation *u) {
+                                 return isa<kg::RingAttentionOp,
+                                            kg::KvRingWriteOp, kg::QkPrepOp>(u);
+                               });
+      })
+      .Case([&](kg::QkPrepOp o) -> LogicalResult {
+        for (Operation *u : o.getKeyOut().getUsers())
+          if (!isa<kg::KvRingWriteOp>(u))
+            return refuse(o, "stage.dory_prep writes the prepped key to the "
+                             "ring only; it may feed only kiln.kv_ring_write");
+        if (!o.getQuery().getDefiningOp<kg::RotaryOp>() ||
+            !o.getKey().getDefiningOp<kg::RotaryOp>())
+          return refuse(o, "stage.dory_prep applies the rotary itself: q and "
+                           "k must come from kiln.rotary");
+        return success();
+      })
+      .Case([&](kg::KvRingWriteOp o) { return lowerKvRingWrite(o); })
+      .Case([&](kg::RingAttentionOp o) { return lowerRingAttention(o); })
+      .Case([&](kg::LogSoftmaxOp o) { return lowerLogSoftmax(o); })
+      .Case([&](kg::TopPGateOp o) {
+        return checkConsumedBy(o, "stage.head_rows (params word 2)",
+                               [](Operation *u) {
+                                 return isa<kg::ClusteredHeadOp>(u);
+                               });
+      })
+      .Case([&](kg::ClusteredHeadOp o) { return lowerClusteredHead(o); })
+      .Case([&](kg::ResonanceRouteOp o) { return lowerRoute(o); })
+      .Case([&](kg::WindowAttentionOp o) { return lowerWindowAttention(o); })
+      .Case([&](kg::OutputGateOp o) { return lowerOutputGate(o); })
+      .Case([&](kg::ScaledSwiGluOp o) { return lowerScaledSwiGlu(o); })
+      .Case([&](kg::SlerpResidualOp o) { return lowerSlerp(o); })
+      .Case([&](kg::LoopOp o) { return lowerLoop(o); })
+      .Case([&](kg::MixOp o) -> LogicalResult {
+        if (failed(emitMix(o, o.getMode(), o.getState(), o.getInput(),
+                           o.getEps().convertToFloat())))
+          return failure();
+        alias(o.getResult(), bufferOf(o.getInput()));
+        return success();
+      })
+      .Case<kg::FarFieldCaptureOp, kg::FarFieldPushOp>([&](Operation *o) {
+        return refuse(o, "the Nystrom far-field stages are not in StageOps.td "
+                         "yet (docs/pipeline.md, in progress)");
+      })
+      .Case([&](kg::MaxProbOp o) {
+        return refuse(o, "the early-exit read-out needs stage.exit_test and "
+                         "device flags, not in StageOps.td yet");
+      })
+      .Case([&](kg::ExpertSelectOp o) {
+        return refuse(o, "no stage reads a matrix chosen on the device");
+      })
+      .Default([&](Operation *o) {
+        return refuse(o, "no stage lowering for this op");
+      });
+}
+
+LogicalResult Lowering::lowerEmbed(kg::EmbedOp op) {
+  auto type = dyn_cast<kg::WeightType>(op.getTable().getType());
+  auto weight = op.getTable().getDefiningOp<kg::WeightOp>();
+  if (!type || !weight || type.getFormat() != kg::WeightFormat::f16)
+    return refuse(op, "stage.embed_gather reads a declared f16 table "
+                      "(!kiln.weight<[V, H], f16>)");
+  Value table = matrixWeight(weight.getName(), type);
+  OpBuilder b = dispatch("embed");
+  stage::EmbedGatherOp::create(b, op.getLoc(), table, params_,
+                               bufferOf(op.getResult()));
+  return success();
+}
+
+LogicalResult Lowering::lowerRmsNorm(kg::RmsNormOp op) {
+  auto weight = op.getWeight().getDefiningOp<kg::WeightOp>();
+  if (!weight)
+    return refuse(op, "stage.rmsnorm reads its weight from a declared tensor");
+  Value w = tensorWeight(weight.getName(),
+                         cast<RankedTensorType>(weight.getType()));
+  Value residual = bufferOf(op.getInput());
+  FoldNeeds needs = foldNeeds(op.getResult());
+  SmallVector<Value> foldedOuts;
+  for (Value scale : needs.colScales) {
+    int64_t size = cast<RankedTensorType>(op.getType()).getNumElements();
+    Value out = freshScratch(size, "plane.norm.folded");
+    folded_[{op.getResult(), scale}] = out;
+    foldedOuts.push_back(out);
+  }
+  OpBuilder b = dispatch(weight.getName());
+  UnitAttr zc = op.getZeroCentered() ? b.getUnitAttr() : UnitAttr();
+  // Folds come one per output or not at all: a plain output and folded ones
+  // are two rmsnorm stages of one dispatch (one workgroup each, no partials,
+  // so running the norm twice changes nothing).
+  if (needs.plain || needs.colScales.empty())
+    stage::RMSNormOp::create(b, op.getLoc(), residual, Value(), w,
+                             ValueRange{bufferOf(op.getResult())}, ValueRange{},
+                             op.getEpsAttr(), zc);
+  if (!foldedOuts.empty())
+    stage::RMSNormOp::create(b, op.getLoc(), residual, Value(), w, foldedOuts,
+                             needs.colScales, op.getEpsAttr(), zc);
+  return success();
+}
+
+LogicalResult Lowering::lowerMatVec(kg::MatVecOp op) {
+  if (isa<RankedTensorType>(op.getWeight().getType())) {
+    // An f32 matrix is the Embryo cluster head, computed with its
+    // log_softmax by stage.cluster_logits.
+    if (op.getResult().hasOneUse() &&
+        isa<kg::LogSoftmaxOp>(*op.getResult().getUsers().begin()))
+      return success();
+    return refuse(op, "an f32 matrix is only lowered as the cluster logits "
+                      "of the head (its one reader is a kiln.log_softmax)");
+  }
+  auto weight = op.getWeight().getDefiningOp<kg::WeightOp>();
+  if (!weight) {
+    if (op.getWeight().getDefiningOp<kg::ExpertSelectOp>())
+      return refuse(op, "the routed expert's matrix is chosen on the device "
+                        "and no stage.matvec takes an expert index yet");
+    return refuse(op, "stage.matvec reads a declared matrix");
+  }
+  auto type = cast<kg::WeightType>(weight.getType());
+  bool q8 = type.getFormat() == kg::WeightFormat::q8_2f;
+  Value w = matrixWeight(weight.getName(), type);
+  Value scale = q8 ? rowScale(weight.getName(), type) : Value();
+  Value input = q8 ? foldedInput(op.getInput(), colScale(weight.getName(), type))
+                   : bufferOf(op.getInput());
+  Value out = bufferOf(op.getResult());
+  Value fold = singleFold(op.getResult());
+  OpBuilder b = dispatch(weight.getName());
+  stage::MatVecOp::create(
+      b, op.getLoc(), w, scale, input, Value(), out, fold,
+      stage::MatrixFormatAttr::get(b.getContext(),
+                                   q8 ? stage::MatrixFormat::q8_2f
+                                      : stage::MatrixFormat::f16));
+  return success();
+}
+
+LogicalResult Lowering::lowerBinary(Operation *op) {
+  Value lhs = bufferOf(op->getOperand(0)), rhs = bufferOf(op->getOperand(1));
+  Value result = op->getResult(0);
+  Value out = bufferOf(result);
+  Value fold = singleFold(result);
+  OpBuilder b = dispatch(isa<kg::AddOp>(op) ? "add" : "mul");
+  if (isa<kg::AddOp>(op))
+    stage::AddOp::create(b, op->getLoc(), lhs, rhs, out, fold);
+  else
+    stage::MulOp::create(b, op->getLoc(), lhs, rhs, out, fold);
+  return success();
+}
+
+LogicalResult Lowering::lowerSwiGlu(kg::SwiGluOp op) {
+  Value gate = bufferOf(op.getGate()), up = bufferOf(op.getUp());
+  Value out = bufferOf(op.getResult());
+  Value fold = singleFold(op.getResult());
+  OpBuilder b = dispatch("silu_mul");
+  stage::SiluMulOp::create(b, op.getLoc(), gate, up, out, fold);
+  return success();
+}
+
+LogicalResult Lowering::lowerReturn(kg::ReturnOp op) {
+  if (readbackArg_ < 0)
+    return refuse(op, "the returned log-probs have no producing stage");
+  auto type = cast<RankedTensorType>(op.getLogprobs().getType());
+  if (type.getNumElements() != vocab_)
+    return refuse(op, "the readback holds the vocabulary (")
+           << vocab_ << " values), got " << type.getNumElements();
+  return success();
+}
+
+LogicalResult Lowering::checkLastUse(Value value, Operation *op) {
+  for (Operation *user : value.getUsers()) {
+    if (user == op)
+      continue;
+    Operation *inBlock = op->getBlock()->findAncestorOpInBlock(*user);
+    if (!inBlock || !inBlock->isBeforeInBlock(op))
+      return refuse(op, "it updates its input's buffer in place, but that "
+                        "input is read again later by '")
+             << user->getName() << "'";
+  }
+  return success();
+}
+
+void Lowering::finish() {
+  MLIRContext *ctx = module_.getContext();
+  Builder b(ctx);
+  Block &entry = func_.getBody().front();
+  func_.setFunctionType(b.getFunctionType(entry.getArgumentTypes(), {}));
+  for (auto [index, buffer] : llvm::enumerate(buffers_)) {
+    SmallVector<NamedAttribute> fields;
+    fields.push_back(b.getNamedAttr("kind", b.getStringAttr(bufferKindName(buffer.kind))));
+    fields.push_back(b.getNamedAttr("name", b.getStringAttr(buffer.name)));
+    fields.push_back(b.getNamedAttr("slot", b.getI64IntegerAttr(-1)));
+    fields.push_back(b.getNamedAttr("byte_offset", b.getI64IntegerAttr(0)));
+    fields.push_back(b.getNamedAttr(
+        "byte_size",
+        b.getI64IntegerAttr(bufferBytes(
+            cast<MemRefType>(entry.getArgument(index).getType())))));
+    if (buffer.kind == BufferKind::Weight) {
+      SmallVector<Attribute> tensors;
+      for (const TensorPlacement &t : buffer.tensors)
+        tensors.push_back(b.getDictionaryAttr({
+            b.getNamedAttr("name", b.getStringAttr(t.name)),
+            b.getNamedAttr("dtype", b.getStringAttr(t.dtype)),
+            b.getNamedAttr("shape", b.getI64ArrayAttr(t.shape)),
+            b.getNamedAttr("layout", b.getStringAttr(t.layout)),
+            b.getNamedAttr("byte_offset", b.getI64IntegerAttr(0)),
+            b.getNamedAttr("row_pitch_bytes", b.getI64IntegerAttr(t.rowPitchBytes)),
+        }));
+      fields.push_back(b.getNamedAttr("tensors", b.getArrayAttr(tensors)));
+    }
+    func_.setArgAttr(index, kBufferAttrName, b.getDictionaryAttr(fields));
+  }
+  func_->setAttr(kReadbackAttrName,
+                 b.getDictionaryAttr({
+                     b.getNamedAttr("arg", b.getI64IntegerAttr(readbackArg_)),
+                     b.getNamedAttr("byte_offset", b.getI64IntegerAttr(0)),
+                     b.getNamedAttr("count", b.getI64IntegerAttr(vocab_)),
+                     b.getNamedAttr("values", b.getStringAttr(readbackValues_)),
+                 }));
+  func_->setAttr(kParamsAttrName, b.getArrayAttr({}));
+  func_->setAttr(kDeviceFlagsAttrName, b.getArrayAttr({}));
+}
+
+} // namespace kiln::lowering

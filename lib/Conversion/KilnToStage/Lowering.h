@@ -1,0 +1,160 @@
+//===- Lowering.h - State of one kiln.model -> @decode lowering -*- C++ -*-===//
+//
+// The lowering walks the step in program order and emits one stage.dispatch
+// per stage. Kiln values map to logical buffers (arguments of @decode):
+// weights and state by symbol, activations by SSA value. Some kiln ops are
+// emitted as part of a stage that a later op completes (rotary inside
+// rope_kv_write, gdn_gates inside gdn_step, ...); they are "deferred" and
+// checked to be consumed.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LIB_CONVERSION_KILNTOSTAGE_LOWERING_H
+#define KILN_LIB_CONVERSION_KILNTOSTAGE_LOWERING_H
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Stage/IR/StageOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <string>
+
+namespace kiln::lowering {
+
+namespace kg = mlir::kiln;
+
+/// What a logical buffer holds (docs/pipeline.md `kind`).
+enum class BufferKind { Weight, State, Scratch, Params, Readback };
+const char *bufferKindName(BufferKind kind);
+
+/// One safetensors tensor placed in a weight buffer.
+struct TensorPlacement {
+  std::string name;
+  std::string dtype;  // "F32" | "F16" | "I8"
+  llvm::SmallVector<int64_t> shape;
+  std::string layout; // plan.fbs WeightLayout name
+  int64_t rowPitchBytes = 0;
+};
+
+struct LogicalBuffer {
+  BufferKind kind;
+  std::string name;
+  llvm::SmallVector<TensorPlacement> tensors; // weights only
+};
+
+/// Byte size of a static memref of f32, i32 or vector<4xi32>.
+int64_t bufferBytes(mlir::MemRefType type);
+
+class Lowering {
+public:
+  Lowering(mlir::ModuleOp module, kg::ModelOp model);
+
+  /// Builds @decode; on failure a diagnostic has been emitted.
+  mlir::LogicalResult run();
+
+private:
+  friend class Walker;
+
+  //===--- Buffers (Buffers.cpp) ------------------------------------------===//
+  mlir::Value addArgument(mlir::Type type, LogicalBuffer buffer);
+  mlir::MemRefType f32Buffer(llvm::ArrayRef<int64_t> shape);
+  mlir::MemRefType packedBuffer(int64_t rows, int64_t groups);
+  /// The buffer of a declared f32 tensor weight (norms, taps, sinks, ...).
+  mlir::Value tensorWeight(llvm::StringRef name, mlir::RankedTensorType type);
+  /// Matrix pieces: codes or halves, row scale and column scale (q8_2f).
+  mlir::Value matrixWeight(llvm::StringRef name, kg::WeightType type);
+  mlir::Value rowScale(llvm::StringRef name, kg::WeightType type);
+  mlir::Value colScale(llvm::StringRef name, kg::WeightType type);
+  /// State buffers of a declared state symbol; `part` picks one of several.
+  mlir::Value stateBuffer(llvm::StringRef name, mlir::Type type,
+                          llvm::StringRef part);
+  mlir::Value params() const { return params_; }
+  /// The buffer of an activation; created (scratch or readback) on first use.
+  mlir::Value bufferOf(mlir::Value activation);
+  /// Makes `activation` live in `buffer` (in-place stages).
+  void alias(mlir::Value activation, mlir::Value buffer);
+  mlir::Value freshScratch(int64_t size, llvm::StringRef name);
+
+  //===--- Column fields (Folds.cpp) --------------------------------------===//
+  /// The column scale buffers of the q8_2f matrices that read `activation`
+  /// (one per distinct matrix), and whether it also has plain readers.
+  struct FoldNeeds {
+    llvm::SmallVector<mlir::Value> colScales;
+    bool plain = false;
+  };
+  FoldNeeds foldNeeds(mlir::Value activation);
+  /// For producers with one `fold` operand: the fold to pass (null if none)
+  /// and the bookkeeping that lets the consumer find the folded buffer.
+  mlir::Value singleFold(mlir::Value activation);
+  /// The input buffer for a q8_2f reader with column scale `colScale`:
+  /// folded by the producer, or by a stage.mul emitted here.
+  mlir::Value foldedInput(mlir::Value activation, mlir::Value colScale);
+
+  //===--- Emission ---------------------------------------------------------===//
+  /// Starts a stage.dispatch named `name` and returns a builder inside it.
+  mlir::OpBuilder dispatch(llvm::StringRef name);
+  std::string kernelName(llvm::StringRef what);
+  mlir::InFlightDiagnostic refuse(mlir::Operation *op, const llvm::Twine &why);
+
+  //===--- Op lowering (LowerCommon.cpp, LowerEmbryo.cpp, LowerDory.cpp) ---===//
+  mlir::LogicalResult lowerBlock(mlir::Block &block);
+  mlir::LogicalResult lowerOp(mlir::Operation *op);
+  mlir::LogicalResult lowerEmbed(kg::EmbedOp op);
+  mlir::LogicalResult lowerRmsNorm(kg::RmsNormOp op);
+  mlir::LogicalResult lowerMatVec(kg::MatVecOp op);
+  mlir::LogicalResult lowerBinary(mlir::Operation *op);
+  mlir::LogicalResult lowerSwiGlu(kg::SwiGluOp op);
+  mlir::LogicalResult lowerReturn(kg::ReturnOp op);
+  // Embryo.
+  mlir::LogicalResult lowerConvRing(kg::ConvRingStepOp op);
+  mlir::LogicalResult lowerGatedRmsNorm(kg::GatedRmsNormOp op);
+  mlir::LogicalResult lowerKvRingWrite(kg::KvRingWriteOp op);
+  mlir::LogicalResult lowerRingAttention(kg::RingAttentionOp op);
+  mlir::LogicalResult lowerLogSoftmax(kg::LogSoftmaxOp op);
+  mlir::LogicalResult lowerClusteredHead(kg::ClusteredHeadOp op);
+  mlir::LogicalResult lowerRoute(kg::ResonanceRouteOp op);
+  // Dory.
+  mlir::LogicalResult lowerDoryPrep(kg::KvRingWriteOp op, kg::QkPrepOp prep);
+  mlir::LogicalResult lowerWindowAttention(kg::WindowAttentionOp op);
+  mlir::LogicalResult lowerOutputGate(kg::OutputGateOp op);
+  mlir::LogicalResult lowerScaledSwiGlu(kg::ScaledSwiGluOp op);
+  mlir::LogicalResult lowerSlerp(kg::SlerpResidualOp op);
+  mlir::LogicalResult lowerLoop(kg::LoopOp op);
+  mlir::LogicalResult emitMix(mlir::Operation *at, kg::MixMode mode,
+                              mlir::Value stateHandle, mlir::Value hidden,
+                              float eps);
+  /// Checks that `value` is not read after `op` (an in-place stage reuses
+  /// its buffer).
+  mlir::LogicalResult checkLastUse(mlir::Value value, mlir::Operation *op);
+
+  /// Finishes @decode: function type, argument attributes, func attributes.
+  void finish();
+
+  mlir::ModuleOp module_;
+  kg::ModelOp model_;
+  mlir::func::FuncOp func_;
+  mlir::OpBuilder builder_;
+  mlir::Value params_;
+  llvm::SmallVector<LogicalBuffer> buffers_;
+  llvm::StringMap<mlir::Value> weightBuffers_;
+  llvm::StringMap<mlir::Value> stateBuffers_;
+  llvm::DenseMap<mlir::Value, mlir::Value> activations_;
+  /// (activation, column scale buffer) -> folded input buffer.
+  llvm::DenseMap<std::pair<mlir::Value, mlir::Value>, mlir::Value> folded_;
+  /// Kiln ops emitted as part of a later op's stage.
+  llvm::DenseSet<mlir::Operation *> deferred_;
+  llvm::StringMap<int> kernelNames_;
+  /// The readback: its argument and what it holds.
+  int64_t readbackArg_ = -1;
+  std::string readbackValues_;
+  int64_t vocab_ = 0;
+  bool q8_ = false;
+};
+
+} // namespace kiln::lowering
+
+#endif // KILN_LIB_CONVERSION_KILNTOSTAGE_LOWERING_H

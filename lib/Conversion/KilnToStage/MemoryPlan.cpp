@@ -1,0 +1,138 @@
+//===- MemoryPlan.cpp - Scratch buffers to physical slots by liveness -----===//
+//
+// docs/memory.md. A scratch buffer is live from the first dispatch that
+// touches it to the last. Buffers are visited by start; each takes a free
+// slot (one whose last user ran strictly before this buffer's first), the
+// smallest one that fits, else the largest free one (grown), else a new
+// slot: greedy interval colouring. Every slot is its own device buffer and a
+// logical buffer sits at offset 0 of its slot, so a plan writer that tracks
+// hazards per slot also sees the write-after-read between two buffers that
+// share one.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Conversion/KilnToStage/KilnToStage.h"
+
+#include "Lowering.h"
+
+#include <algorithm>
+
+using namespace mlir;
+
+namespace kiln {
+
+namespace {
+struct LiveRange {
+  unsigned arg;
+  int64_t first = -1, last = -1;
+  int64_t bytes = 0;
+};
+struct Slot {
+  int64_t id;
+  int64_t freeAfter; // last dispatch index that uses it
+  int64_t bytes;
+};
+} // namespace
+
+/// Slots are sized in whole 256-byte units (the largest
+/// minStorageBufferOffsetAlignment in practice).
+static int64_t roundUp(int64_t bytes) { return (bytes + 255) / 256 * 256; }
+
+int64_t planMemory(func::FuncOp func) {
+  Block &entry = func.getBody().front();
+  Builder b(func.getContext());
+  unsigned count = entry.getNumArguments();
+  std::vector<LiveRange> ranges(count);
+  for (unsigned i = 0; i < count; ++i) {
+    ranges[i].arg = i;
+    ranges[i].bytes =
+        lowering::bufferBytes(cast<MemRefType>(entry.getArgument(i).getType()));
+  }
+  int64_t index = 0;
+  for (auto dispatch : func.getOps<stage::DispatchOp>()) {
+    dispatch.walk([&](Operation *op) {
+      for (Value operand : op->getOperands())
+        if (auto arg = dyn_cast<BlockArgument>(operand))
+          if (arg.getOwner() == &entry) {
+            LiveRange &r = ranges[arg.getArgNumber()];
+            if (r.first < 0)
+              r.first = index;
+            r.last = index;
+          }
+    });
+    ++index;
+  }
+
+  auto kindOf = [&](unsigned i) -> std::string {
+    auto dict = func.getArgAttrOfType<DictionaryAttr>(i, kBufferAttrName);
+    if (!dict)
+      return "scratch";
+    auto kind = dict.getAs<StringAttr>("kind");
+    return kind ? kind.str() : "scratch";
+  };
+
+  std::vector<int64_t> slotOf(count, -1);
+  std::vector<int64_t> slotBytes;
+  std::vector<std::string> slotKind;
+  // Weights, state, params and readback: one slot each, in argument order.
+  for (unsigned i = 0; i < count; ++i)
+    if (kindOf(i) != "scratch") {
+      slotOf[i] = static_cast<int64_t>(slotBytes.size());
+      slotBytes.push_back(roundUp(ranges[i].bytes));
+      slotKind.push_back(kindOf(i));
+    }
+  std::vector<LiveRange> scratch;
+  for (unsigned i = 0; i < count; ++i)
+    if (kindOf(i) == "scratch")
+      scratch.push_back(ranges[i]);
+  std::stable_sort(scratch.begin(), scratch.end(),
+                   [](const LiveRange &a, const LiveRange &b) {
+                     return a.first < b.first;
+                   });
+  std::vector<Slot> slots;
+  for (const LiveRange &r : scratch) {
+    Slot *best = nullptr;
+    for (Slot &s : slots) {
+      if (r.first < 0 || s.freeAfter >= r.first)
+        continue;
+      bool fits = s.bytes >= r.bytes;
+      if (!best) {
+        best = &s;
+        continue;
+      }
+      bool bestFits = best->bytes >= r.bytes;
+      if (fits && (!bestFits || s.bytes < best->bytes))
+        best = &s;
+      else if (!fits && !bestFits && s.bytes > best->bytes)
+        best = &s;
+    }
+    if (!best) {
+      slots.push_back({static_cast<int64_t>(slotBytes.size()), -1, 0});
+      slotBytes.push_back(0);
+      slotKind.push_back("scratch");
+      best = &slots.back();
+    }
+    best->freeAfter = r.last < 0 ? best->freeAfter : r.last;
+    best->bytes = std::max(best->bytes, roundUp(r.bytes));
+    slotBytes[best->id] = best->bytes;
+    slotOf[r.arg] = best->id;
+  }
+
+  for (unsigned i = 0; i < count; ++i) {
+    auto dict = func.getArgAttrOfType<DictionaryAttr>(i, kBufferAttrName);
+    NamedAttrList fields(dict);
+    fields.set("slot", b.getI64IntegerAttr(slotOf[i]));
+    fields.set("byte_offset", b.getI64IntegerAttr(0));
+    func.setArgAttr(i, kBufferAttrName, fields.getDictionary(func.getContext()));
+  }
+  SmallVector<Attribute> table;
+  for (size_t s = 0; s < slotBytes.size(); ++s)
+    table.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("slot", b.getI64IntegerAttr(static_cast<int64_t>(s))),
+         b.getNamedAttr("kind", b.getStringAttr(slotKind[s])),
+         b.getNamedAttr("byte_size", b.getI64IntegerAttr(slotBytes[s]))}));
+  func->setAttr("kiln.slots", b.getArrayAttr(table));
+  return static_cast<int64_t>(slotBytes.size());
+}
+
+} // namespace kiln
