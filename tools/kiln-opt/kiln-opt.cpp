@@ -31,6 +31,7 @@ int main(int argc, char **argv) {
                   mlir::vector::VectorDialect>();
   registry.insert<kiln::stage::StageDialect, mlir::math::MathDialect>();
   kiln::registerConvertStageToGPU();
+  kiln::registerConvertKilnToStage();
   mlir::registerTransformsPasses(); // canonicalize, cse, ...
   mlir::kiln::registerKilnPasses();
   return mlir::asMainReturnCode(
