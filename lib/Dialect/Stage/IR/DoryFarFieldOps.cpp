@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Dialect/Stage/IR/StageOps.h"
 
+#include "BufferRules.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -16,44 +18,9 @@
 
 using namespace mlir;
 using namespace kiln::stage;
+using namespace kiln::stage::detail;
 
 namespace {
-
-int64_t dim(Value buffer, unsigned index) {
-  return llvm::cast<MemRefType>(buffer.getType()).getDimSize(index);
-}
-int64_t elements(Value buffer) {
-  return llvm::cast<MemRefType>(buffer.getType()).getNumElements();
-}
-
-/// Kernels index with constants taken from the types: static shapes,
-/// identity layouts, nothing empty (as every stage; StageOps.cpp).
-LogicalResult verifyStaticBuffers(Operation *op) {
-  for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
-    auto type = llvm::dyn_cast<MemRefType>(operand.getType());
-    if (!type)
-      continue;
-    if (!type.hasStaticShape())
-      return op->emitOpError("operand #")
-             << index << " must have a static shape, got " << type;
-    if (!type.getLayout().isIdentity())
-      return op->emitOpError("operand #")
-             << index << " must have the identity layout, got " << type;
-    if (type.getNumElements() == 0)
-      return op->emitOpError("operand #")
-             << index << " must not be empty, got " << type;
-  }
-  return success();
-}
-
-LogicalResult expectElements(Operation *op, StringRef name, Value buffer,
-                             int64_t expected, StringRef rule) {
-  if (elements(buffer) != expected)
-    return op->emitOpError() << name << " has " << elements(buffer)
-                             << " elements, expected " << expected << " ("
-                             << rule << ")";
-  return success();
-}
 
 /// params holds token, position, gate, spare at least, and the word a stage
 /// reads its position from.
@@ -108,7 +75,7 @@ LogicalResult verifyFarState(Operation *op, int64_t kvh, int64_t hd,
     return op->emitOpError("far_sums must be [kvh = ")
            << kvh << ", m = " << m << ", hd + 2 = " << hd + 2
            << "] (z, n, then θ per landmark), got " << farSums.getType();
-  return expectElements(op, "far_meta", farMeta, 3 * kvh,
+  return expectSize(op, "far_meta", farMeta, 3 * kvh,
                         "3 words per KV head: count, next to fold, folded");
 }
 
@@ -164,7 +131,7 @@ LogicalResult DispatchOp::verifyRegions() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult WindowAttentionOp::verify() {
-  if (failed(verifyStaticBuffers(*this)) ||
+  if (failed(verifyBuffers(*this)) ||
       failed(verifyPositionWord(*this, getParams(),
                                 static_cast<int64_t>(getPositionWord()))) ||
       failed(verifyRingPair(*this, getKRing(), getVRing())) ||
@@ -176,12 +143,12 @@ LogicalResult WindowAttentionOp::verify() {
   if (failed(qh))
     return failure();
   int64_t size = *qh * hd;
-  if (failed(expectElements(*this, "gate", getGate(), size, "qh·hd")) ||
-      failed(expectElements(*this, "gate_scale", getGateScale(), size,
+  if (failed(expectSize(*this, "gate", getGate(), size, "qh·hd")) ||
+      failed(expectSize(*this, "gate_scale", getGateScale(), size,
                             "qh·hd")) ||
-      failed(expectElements(*this, "output", getOut(), size, "qh·hd")))
+      failed(expectSize(*this, "output", getOut(), size, "qh·hd")))
     return failure();
-  if (getFold() && failed(expectElements(*this, "fold", getFold(), size,
+  if (getFold() && failed(expectSize(*this, "fold", getFold(), size,
                                          "a column field per output value")))
     return failure();
   int64_t window = static_cast<int64_t>(getWindow());
@@ -208,7 +175,7 @@ LogicalResult WindowAttentionOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult FarFieldPushOp::verify() {
-  if (failed(verifyStaticBuffers(*this)) ||
+  if (failed(verifyBuffers(*this)) ||
       failed(verifyPositionWord(*this, getParams(),
                                 static_cast<int64_t>(getPositionWord()))) ||
       failed(verifyRingPair(*this, getKRing(), getVRing())) ||
@@ -229,7 +196,7 @@ LogicalResult FarFieldPushOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult LandmarkCaptureOp::verify() {
-  if (failed(verifyStaticBuffers(*this)) ||
+  if (failed(verifyBuffers(*this)) ||
       failed(verifyPositionWord(*this, getParams(),
                                 static_cast<int64_t>(getPositionWord()))))
     return failure();
@@ -244,7 +211,7 @@ LogicalResult LandmarkCaptureOp::verify() {
 }
 
 LogicalResult LandmarkSealOp::verify() {
-  if (failed(verifyStaticBuffers(*this)) ||
+  if (failed(verifyBuffers(*this)) ||
       failed(verifyPositionWord(*this, getParams(),
                                 static_cast<int64_t>(getPositionWord()))) ||
       failed(verifyScale(*this, getScale().convertToFloat())))
@@ -262,7 +229,7 @@ LogicalResult LandmarkSealOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ExitTestOp::verify() {
-  if (failed(verifyStaticBuffers(*this)))
+  if (failed(verifyBuffers(*this)))
     return failure();
   double threshold = getThreshold().convertToDouble();
   if (!(threshold > 0.0 && threshold <= 1.0))

@@ -6,48 +6,17 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Dialect/Stage/IR/StageOps.h"
 
+#include "BufferRules.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpImplementation.h"
 
 using namespace mlir;
 using namespace kiln::stage;
+using namespace kiln::stage::detail;
 
 namespace {
-
-int64_t dim(Value buffer, unsigned index) {
-  return llvm::cast<MemRefType>(buffer.getType()).getDimSize(index);
-}
-
-/// Kernels index buffers with constants taken from their types and bind them
-/// as plain storage buffers: shapes must be static, layouts identity.
-LogicalResult verifyBuffers(Operation *op) {
-  for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
-    auto type = llvm::dyn_cast<MemRefType>(operand.getType());
-    if (!type)
-      continue;
-    if (!type.hasStaticShape())
-      return op->emitOpError("operand #")
-             << index << " must have a static shape, got " << type;
-    if (!type.getLayout().isIdentity())
-      return op->emitOpError("operand #")
-             << index << " must have the identity layout, got " << type;
-    if (type.getNumElements() == 0)
-      return op->emitOpError("operand #")
-             << index << " must not be empty, got " << type;
-  }
-  return success();
-}
-
-LogicalResult expectSize(Operation *op, StringRef name, Value buffer,
-                         int64_t expected, StringRef rule) {
-  int64_t actual = llvm::cast<MemRefType>(buffer.getType()).getNumElements();
-  if (actual != expected)
-    return op->emitOpError() << name << " has " << actual
-                             << " elements, expected " << expected << " ("
-                             << rule << ")";
-  return success();
-}
 
 LogicalResult verifyParams(Operation *op, Value params) {
   if (dim(params, 0) < 4)
