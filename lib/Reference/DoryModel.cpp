@@ -41,16 +41,10 @@ static Expected<DoryLayerWeights> readLayer(const WeightReader &reader,
 
 Expected<DoryModel> loadDoryModel(const io::ModelConfig &config,
                                   const io::SafetensorsFile &file) {
-  if (!config.isDory())
-    return Error("reference: config family is '" +
-                 std::string(io::modelFamilyName(config.family)) +
-                 "', expected 'dory'");
-  auto format = io::detectWeightFormat(file);
-  if (!format)
-    return format.error();
-  if (io::Status checked = io::checkWeights(file, config, *format); !checked)
-    return checked.error();
-  const WeightReader reader(file, *format);
+  auto opened = WeightReader::forModel(config, file, io::ModelFamily::Dory);
+  if (!opened)
+    return opened.error();
+  const WeightReader &reader = *opened;
   const int64_t h = config.hiddenSize, v = config.vocabSize;
   DoryModel model;
   model.config = config;

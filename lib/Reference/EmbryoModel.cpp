@@ -103,16 +103,10 @@ static Expected<EmbryoLayerWeights> readLayer(const WeightReader &reader,
 
 Expected<EmbryoModel> loadEmbryoModel(const io::ModelConfig &config,
                                       const io::SafetensorsFile &file) {
-  if (!config.isEmbryo())
-    return Error("reference: config family is '" +
-                 std::string(io::modelFamilyName(config.family)) +
-                 "', expected 'embryo'");
-  auto format = io::detectWeightFormat(file);
-  if (!format)
-    return format.error();
-  if (io::Status checked = io::checkWeights(file, config, *format); !checked)
-    return checked.error();
-  const WeightReader reader(file, *format);
+  auto opened = WeightReader::forModel(config, file, io::ModelFamily::Embryo);
+  if (!opened)
+    return opened.error();
+  const WeightReader &reader = *opened;
   const io::EmbryoConfig &e = config.embryo;
   const int64_t h = config.hiddenSize, v = config.vocabSize;
   EmbryoModel model;

@@ -12,6 +12,21 @@ using io::DType;
 using io::Error;
 using io::Expected;
 
+Expected<WeightReader> WeightReader::forModel(const io::ModelConfig &config,
+                                             const io::SafetensorsFile &file,
+                                             io::ModelFamily family) {
+  if (config.family != family)
+    return Error("reference: config family is '" +
+                 std::string(io::modelFamilyName(config.family)) +
+                 "', expected '" + io::modelFamilyName(family) + "'");
+  auto format = io::detectWeightFormat(file);
+  if (!format)
+    return format.error();
+  if (io::Status checked = io::checkWeights(file, config, *format); !checked)
+    return checked.error();
+  return WeightReader(file, *format);
+}
+
 Expected<const io::TensorView *>
 WeightReader::tensor(const std::string &name, DType dtype,
                      const std::vector<int64_t> &shape) const {

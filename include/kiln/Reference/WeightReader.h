@@ -11,6 +11,7 @@
 #define KILN_REFERENCE_WEIGHTREADER_H
 
 #include "kiln/IO/Error.h"
+#include "kiln/IO/ModelConfig.h"
 #include "kiln/IO/Safetensors.h"
 #include "kiln/IO/WeightSpec.h"
 #include "kiln/Reference/Matrix.h"
@@ -25,6 +26,12 @@ class WeightReader {
 public:
   WeightReader(const io::SafetensorsFile &file, io::WeightFormat format)
       : file_(file), format_(format) {}
+
+  /// The reader for a model of `family`: refuses a config of another family,
+  /// detects the file's format and checks every tensor against the config.
+  static io::Expected<WeightReader> forModel(const io::ModelConfig &config,
+                                             const io::SafetensorsFile &file,
+                                             io::ModelFamily family);
 
   io::Expected<Matrix> matrix(const std::string &name, int64_t rows,
                               int64_t cols) const;
