@@ -144,6 +144,10 @@ Value Lowering::bufferOf(Value activation) {
   if (it != activations_.end())
     return it->second;
   auto type = cast<RankedTensorType>(activation.getType());
+  // A tensor weight read as an operand (head_scale into kiln.mul, say) is
+  // the weight's own buffer, bound from the file, never a scratch plane.
+  if (auto weight = activation.getDefiningOp<kg::WeightOp>())
+    return tensorWeight(weight.getName(), type);
   // The step's result lands in the readback buffer, as log-probs; a
   // log_softmax right before the return is left to the host (logits).
   BufferKind kind = BufferKind::Scratch;

@@ -81,12 +81,14 @@ kiln.model @head_q8 embryo attributes {eps = 1.0e-06 : f32, hidden = 12 : i64, i
 
 // Dory's loop without early exit: enter (mode 0), the pass updating h in
 // place (slerp), between (1), the second pass, leave (2); the head's scaled
-// logits are the readback (the host applies log_softmax).
+// logits are the readback (the host applies log_softmax); head_scale is
+// read from its weight buffer, not a scratch plane.
 
 // CHECK-LABEL: kiln.family = "dory"
 // CHECK: %[[H:[a-z0-9]+]]: memref<8xf32> {kiln.buffer = {{{.*}}kind = "scratch", name = "plane.embed"
 // CHECK-SAME: %[[IN:[a-z0-9]+]]: memref<8xf32> {kiln.buffer = {{{.*}}kind = "state", name = "loop.in"
 // CHECK-SAME: %[[ST:[a-z0-9]+]]: memref<8xf32> {kiln.buffer = {{{.*}}kind = "state", name = "loop.st"
+// CHECK-SAME: %[[HS:[a-z0-9]+]]: memref<4xf32> {kiln.buffer = {byte_offset = 0 : i64, byte_size = 16 : i64, kind = "weight", name = "head_scale"
 // CHECK-SAME: kiln.readback = {arg = [[RB:[0-9]+]] : i64, byte_offset = 0 : i64, count = 4 : i64, values = "Logits"}
 // CHECK: stage.dispatch "mix_enter" {
 // CHECK-NEXT: stage.dory_mix hidden(%[[H]] : memref<8xf32>) entry(%[[IN]] : memref<8xf32>) state(%[[ST]] : memref<8xf32>) {eps = 9.99999997E-7 : f32, mode = 0 : i64}
@@ -102,7 +104,7 @@ kiln.model @head_q8 embryo attributes {eps = 1.0e-06 : f32, hidden = 12 : i64, i
 // CHECK: stage.dispatch "head" {
 // CHECK-NEXT: stage.matvec {{.*}} input(%[[H]] : memref<8xf32>)
 // CHECK: stage.dispatch "mul" {
-// CHECK-NEXT: stage.mul {{.*}} out(%arg[[RB]] : memref<4xf32>)
+// CHECK-NEXT: stage.mul ins(%{{.*}}, %[[HS]] : memref<4xf32>, memref<4xf32>) out(%arg[[RB]] : memref<4xf32>)
 // CHECK-NOT: stage.dispatch
 kiln.model @loop dory attributes {eps = 1.0e-06 : f32, hidden = 8 : i64, intermediate = 8 : i64, vocab = 4 : i64} {
   kiln.weight_decl @embed : !kiln.weight<[4, 8], f16>
