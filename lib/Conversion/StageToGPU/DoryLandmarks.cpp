@@ -130,7 +130,7 @@ void buildKernel(stage::LandmarkSealOp op, KernelBuilder &kb) {
     };
     // (The last column's search runs zero times: the guard keeps `col`.)
     Value first = kb.add(col, kb.index(1));
-    ValueRange best = kb.forLoop(
+    SmallVector<Value> best = kb.forLoop(
         first, n, kb.index(1), {col, magnitude(col)},
         [&](Value r, ValueRange s) -> SmallVector<Value> {
           Value v = magnitude(r);

@@ -1,11 +1,14 @@
 //===- KernelBuilder.cpp - Small helpers to write GPU kernel bodies -------===//
 #include "KernelBuilder.h"
 
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -140,15 +143,36 @@ void KernelBuilder::forLoop(Value lb, Value ub, Value step,
   body(loop.getInductionVar());
 }
 
-ValueRange KernelBuilder::forLoop(
+SmallVector<Value> KernelBuilder::forLoop(
     Value lb, Value ub, Value step, ValueRange init,
     const std::function<SmallVector<Value>(Value, ValueRange)> &body) {
   auto loop = b.create<scf::ForOp>(loc, lb, ub, step, init);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  SmallVector<Value> next = body(loop.getInductionVar(), loop.getRegionIterArgs());
-  b.create<scf::YieldOp>(loc, next);
-  return loop.getResults();
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    SmallVector<Value> next =
+        body(loop.getInductionVar(), loop.getRegionIterArgs());
+    b.create<scf::YieldOp>(loc, next);
+  }
+  SmallVector<Value> results(loop.getResults());
+  // Upstream SCF-to-SPIR-V keeps loop results in a variable that only the
+  // body stores, so a loop that runs zero times yields an uninitialised value
+  // (0 on lavapipe), not `init`. Select `init` then, unless the bounds are
+  // constants that prove at least one trip.
+  std::optional<int64_t> low = getConstantIntValue(lb);
+  std::optional<int64_t> high = getConstantIntValue(ub);
+  if (low && high && *low < *high)
+    return results;
+  Value runs = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, lb, ub);
+  for (auto [result, start] : llvm::zip(results, init)) {
+    // SPIR-V's OpSelect takes a condition of the values' shape.
+    Value cond = runs;
+    if (auto vector = dyn_cast<VectorType>(result.getType()))
+      cond = b.create<vector::BroadcastOp>(
+          loc, VectorType::get(vector.getShape(), b.getI1Type()), runs);
+    result = b.create<arith::SelectOp>(loc, cond, result, start);
+  }
+  return results;
 }
 
 void KernelBuilder::strided(Value count,
@@ -288,7 +312,8 @@ Value KernelBuilder::decodeCodes(Value word) {
 Value KernelBuilder::packedRowDot(Value weight, Value row, Value firstGroup,
                                   Value endGroup, stage::MatrixFormat format,
                                   int64_t columns,
-                                  const std::function<Value(Value)> &input) {
+                                  const std::function<Value(Value)> &input,
+                                  Value groupStep) {
   auto vecF32 = VectorType::get({4}, b.getF32Type());
   int64_t width = format == stage::MatrixFormat::f16 ? 8 : 16;
   // Padding columns of the last group hold zero weights; the input index is
@@ -297,7 +322,7 @@ Value KernelBuilder::packedRowDot(Value weight, Value row, Value firstGroup,
   Value zero = b.create<arith::ConstantOp>(
       loc, DenseElementsAttr::get(vecF32, b.getF32FloatAttr(0.0f)));
   Value acc = forLoop(
-      firstGroup, endGroup, index(1), {zero},
+      firstGroup, endGroup, groupStep ? groupStep : index(1), {zero},
       [&](Value group, ValueRange carried) -> SmallVector<Value> {
         Value words = load(weight, {row, group});
         Value base = mul(group, index(width));

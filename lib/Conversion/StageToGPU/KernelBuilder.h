@@ -95,8 +95,9 @@ public:
                   const std::function<void()> &otherwise);
   void forLoop(mlir::Value lb, mlir::Value ub, mlir::Value step,
                const std::function<void(mlir::Value)> &body);
-  /// A loop carrying values; body returns the next values.
-  mlir::ValueRange
+  /// A loop carrying values; body returns the next values. A loop that runs
+  /// zero times returns `init` (guarded: see the definition).
+  llvm::SmallVector<mlir::Value>
   forLoop(mlir::Value lb, mlir::Value ub, mlir::Value step,
           mlir::ValueRange init,
           const std::function<llvm::SmallVector<mlir::Value>(
@@ -115,13 +116,15 @@ public:
   mlir::Value workgroupBuffer(int64_t size);
 
   // Packed matrices.
-  /// Σ_c W[row][c] · x(c) over groups [firstGroup, endGroup) of a packed row;
-  /// `input(c)` returns the activation at column c (an index value) and is
-  /// only asked for columns < `columns`. Row scale not applied.
+  /// Σ_c W[row][c] · x(c) over groups firstGroup, firstGroup + groupStep, ...
+  /// below endGroup of a packed row (step 1 when null); `input(c)` returns the
+  /// activation at column c (an index value) and is only asked for columns <
+  /// `columns`. Row scale not applied.
   mlir::Value packedRowDot(mlir::Value weight, mlir::Value row,
                            mlir::Value firstGroup, mlir::Value endGroup,
                            stage::MatrixFormat format, int64_t columns,
-                           const std::function<mlir::Value(mlir::Value)> &input);
+                           const std::function<mlir::Value(mlir::Value)> &input,
+                           mlir::Value groupStep = {});
   /// Decodes the 8 halves of a vector<4xi32> into (even, odd) vector<4xf32>:
   /// even = halves 0,2,4,6 (low 16 bits of each word), odd = 1,3,5,7.
   std::pair<mlir::Value, mlir::Value> decodeHalves(mlir::Value words);

@@ -1,19 +1,22 @@
 // REQUIRES: compiler
 // RUN: kiln-opt %s --convert-stage-to-gpu --split-input-file | FileCheck %s
-// RUN: kiln-opt %s --convert-stage-to-gpu="row-workgroup-size=32" --split-input-file | FileCheck %s --check-prefix=WG32
+// RUN: kiln-opt %s --convert-stage-to-gpu="reduce-workgroup-size=16" --split-input-file | FileCheck %s --check-prefix=CAP16
 
-// One row-parallel stage: 72 rows / 64 threads = 2 workgroups; the dispatch
-// becomes a launch whose operands are the kernel's bindings.
+// One mat-vec: a workgroup per row (72 rows, 72 workgroups) whose threads
+// walk the row's 25 16-byte groups side by side (25 rounded up to 32
+// threads), then reduce; the dispatch becomes a launch whose operands are the
+// kernel's bindings. The reduce-workgroup-size option caps the threads.
 // CHECK-LABEL: func.func @matvec
 // CHECK-NOT: stage.dispatch
-// CHECK: gpu.launch_func @kiln_kernels::@proj blocks in (%[[G:.*]], %{{.*}}, %{{.*}}) threads in (%[[T:.*]], %{{.*}}, %{{.*}}) args(%arg0 : memref<72x25xvector<4xi32>>, %arg1 : memref<200xf32>, %arg2 : memref<72xf32>)
+// CHECK: gpu.launch_func @kiln_kernels::@proj blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}}) args(%arg0 : memref<72x25xvector<4xi32>>, %arg1 : memref<200xf32>, %arg2 : memref<72xf32>)
 // CHECK: gpu.module @kiln_kernels
-// CHECK: gpu.func @proj(%{{.*}}: memref<72x25xvector<4xi32>>, %{{.*}}: memref<200xf32>, %{{.*}}: memref<72xf32>) kernel attributes {known_block_size = array<i32: 64, 1, 1>}
+// CHECK: gpu.func @proj(%{{.*}}: memref<72x25xvector<4xi32>>, %{{.*}}: memref<200xf32>, %{{.*}}: memref<72xf32>) workgroup(%{{.*}} : memref<32xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 32, 1, 1>}
+// CHECK: scf.for
 // CHECK: memref.load %{{.*}} : memref<72x25xvector<4xi32>>
 // CHECK: vector.reduction <add>
-// WG32-LABEL: func.func @matvec
-// WG32: gpu.launch_func @kiln_kernels::@proj blocks in (%[[G:.*]], %{{.*}}, %{{.*}}) threads in (%[[T:.*]], %{{.*}}, %{{.*}})
-// WG32: known_block_size = array<i32: 32, 1, 1>
+// CHECK: gpu.barrier
+// CAP16-LABEL: func.func @matvec
+// CAP16: known_block_size = array<i32: 16, 1, 1>
 module {
 func.func @matvec(%w: memref<72x25xvector<4xi32>>, %x: memref<200xf32>, %y: memref<72xf32>) {
   stage.dispatch "proj" {

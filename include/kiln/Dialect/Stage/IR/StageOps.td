@@ -192,8 +192,9 @@ def Stage_MatVecOp : Stage_Op<"matvec", [AttrSizedOperandSegments]> {
     `silu(input) ⊙ up` instead of `input`. With `split_k = K > 1` the row's
     groups are cut into K chunks; chunk k lands in plane k of `out`
     (K x R) and the next norm adds the planes. `accumulate` adds into `out`.
-    `fold` multiplies y by the consumer's column field. One short thread per
-    (row, chunk), 64 per workgroup.
+    `fold` multiplies y by the consumer's column field. One workgroup per
+    (row, chunk) whose threads read the chunk's 16-byte groups side by side
+    (coalesced), then a workgroup reduction.
 
     ```mlir
     stage.matvec weight(%w : memref<72x25xvector<4xi32>>)
