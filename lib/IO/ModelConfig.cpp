@@ -393,10 +393,8 @@ void checkGdn(RuleChecker &rules, const GdnConfig &gdn) {
   rules.atLeast("gdn.num_k_heads", gdn.numKHeads, 1);
   rules.multipleOfField("gdn.num_v_heads", gdn.numVHeads, "gdn.num_k_heads",
                         gdn.numKHeads);
-  rules.atLeast("gdn.head_k_dim", gdn.headKDim, 4);
-  rules.multipleOf("gdn.head_k_dim", gdn.headKDim, 4);
-  rules.atLeast("gdn.head_v_dim", gdn.headVDim, 4);
-  rules.multipleOf("gdn.head_v_dim", gdn.headVDim, 4);
+  rules.atLeast("gdn.head_k_dim", gdn.headKDim, 1);
+  rules.atLeast("gdn.head_v_dim", gdn.headVDim, 1);
   rules.atLeast("gdn.conv_kernel", gdn.convKernel, 1);
 }
 
@@ -405,8 +403,7 @@ void checkAnchor(RuleChecker &rules, const AnchorConfig &anchor) {
   rules.atLeast("anchor.num_kv_heads", anchor.numKvHeads, 1);
   rules.multipleOfField("anchor.num_q_heads", anchor.numQHeads,
                         "anchor.num_kv_heads", anchor.numKvHeads);
-  rules.atLeast("anchor.head_dim", anchor.headDim, 4);
-  rules.multipleOf("anchor.head_dim", anchor.headDim, 4);
+  rules.atLeast("anchor.head_dim", anchor.headDim, 1);
   rules.inRange("anchor.rotary_dim", anchor.rotaryDim, 0, anchor.headDim);
   rules.multipleOf("anchor.rotary_dim", anchor.rotaryDim, 2);
   rules.positiveFinite("anchor.rope_theta", anchor.ropeTheta);
@@ -487,8 +484,9 @@ void checkDory(RuleChecker &rules, const DoryConfig &dory) {
   rules.atLeast("num_kv_heads", dory.numKvHeads, 1);
   rules.multipleOfField("num_q_heads", dory.numQHeads, "num_kv_heads",
                         dory.numKvHeads);
-  rules.atLeast("head_dim", dory.headDim, 8);
-  rules.multipleOf("head_dim", dory.headDim, 8);
+  // Full rotary on pairs (i, i + head_dim/2): an even head dim.
+  rules.atLeast("head_dim", dory.headDim, 2);
+  rules.multipleOf("head_dim", dory.headDim, 2);
   rules.positiveFinite("rope_theta", dory.ropeTheta);
   rules.atLeast("window", dory.window, 1);
   rules.positiveFinite("attn_scale", dory.attnScale);
@@ -507,8 +505,7 @@ void checkDory(RuleChecker &rules, const DoryConfig &dory) {
 
 Status validateModelConfig(const ModelConfig &config) {
   RuleChecker rules;
-  rules.atLeast("hidden_size", config.hiddenSize, 4);
-  rules.multipleOf("hidden_size", config.hiddenSize, 4);
+  rules.atLeast("hidden_size", config.hiddenSize, 1);
   rules.atLeast("intermediate_size", config.intermediateSize, 1);
   rules.atLeast("vocab_size", config.vocabSize, 2);
   rules.positiveFinite("rms_norm_eps", config.rmsNormEps);

@@ -12,8 +12,8 @@ func.func @f(%q: tensor<96xf32>, %p: index) {
 // -----
 
 func.func @f(%q: tensor<96xf32>, %p: index) {
-  // expected-error @+1 {{head_dim (6) must be a positive multiple of 4}}
-  %y = kiln.rotary %q, %p {head_dim = 6 : i64, heads = 16 : i64, rotary_dim = 4 : i64, theta = 1.0e4 : f32} : tensor<96xf32>
+  // expected-error @+1 {{head_dim (0) must be >= 1}}
+  %y = kiln.rotary %q, %p {head_dim = 0 : i64, heads = 16 : i64, rotary_dim = 4 : i64, theta = 1.0e4 : f32} : tensor<96xf32>
   return
 }
 

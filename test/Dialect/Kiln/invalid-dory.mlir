@@ -20,8 +20,8 @@ func.func @f(%q: tensor<96xf32>, %k: tensor<32xf32>, %s: tensor<6x16xf32>) {
 // -----
 
 func.func @f(%q: tensor<96xf32>, %k: tensor<32xf32>, %s: tensor<6x16xf32>) {
-  // expected-error @+1 {{head_dim (10) must be a positive multiple of 4}}
-  %a, %b = kiln.qk_prep %q, %k, %s {eps = 1.0e-06 : f32, head_dim = 10 : i64, num_kv_heads = 2 : i64, num_q_heads = 6 : i64} : tensor<96xf32>, tensor<32xf32>, tensor<6x16xf32>
+  // expected-error @+1 {{head_dim (0) must be >= 1}}
+  %a, %b = kiln.qk_prep %q, %k, %s {eps = 1.0e-06 : f32, head_dim = 0 : i64, num_kv_heads = 2 : i64, num_q_heads = 6 : i64} : tensor<96xf32>, tensor<32xf32>, tensor<6x16xf32>
   return
 }
 

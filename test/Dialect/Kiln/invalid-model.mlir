@@ -3,8 +3,8 @@
 
 // Every verifier rule of kiln.model, declarations, step and symbol uses, one case each.
 
-// expected-error @+1 {{hidden (6) must be a positive multiple of 4}}
-kiln.model @m embryo attributes {eps = 1.0e-06 : f32, hidden = 6 : i64, intermediate = 4 : i64, vocab = 4 : i64} {
+// expected-error @+1 {{hidden (0) must be >= 1}}
+kiln.model @m embryo attributes {eps = 1.0e-06 : f32, hidden = 0 : i64, intermediate = 4 : i64, vocab = 4 : i64} {
   kiln.weight_decl @lp : tensor<4xf32>
   kiln.step {
   ^bb0(%t: index, %p: index):

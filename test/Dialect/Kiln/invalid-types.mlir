@@ -31,8 +31,8 @@ func.func @f(%a: !kiln.kv_ring<kv_heads = 2, capacity = 0, head_dim = 16>) {
 
 // -----
 
-// expected-error @+1 {{kv_ring head_dim (6) must be a positive multiple of 4}}
-func.func @f(%a: !kiln.kv_ring<kv_heads = 2, capacity = 8, head_dim = 6>) {
+// expected-error @+1 {{kv_ring head_dim (0) must be >= 1}}
+func.func @f(%a: !kiln.kv_ring<kv_heads = 2, capacity = 8, head_dim = 0>) {
   return
 }
 
@@ -45,15 +45,15 @@ func.func @f(%a: !kiln.gdn_state<v_heads = 0, k_dim = 16, v_dim = 12>) {
 
 // -----
 
-// expected-error @+1 {{gdn_state k_dim (10) must be a positive multiple of 4}}
-func.func @f(%a: !kiln.gdn_state<v_heads = 3, k_dim = 10, v_dim = 12>) {
+// expected-error @+1 {{gdn_state k_dim (0) must be >= 1}}
+func.func @f(%a: !kiln.gdn_state<v_heads = 3, k_dim = 0, v_dim = 12>) {
   return
 }
 
 // -----
 
-// expected-error @+1 {{gdn_state v_dim (2) must be a positive multiple of 4}}
-func.func @f(%a: !kiln.gdn_state<v_heads = 3, k_dim = 16, v_dim = 2>) {
+// expected-error @+1 {{gdn_state v_dim (0) must be >= 1}}
+func.func @f(%a: !kiln.gdn_state<v_heads = 3, k_dim = 16, v_dim = 0>) {
   return
 }
 
@@ -108,8 +108,8 @@ func.func @f(%a: !kiln.far_field<q_heads = 6, kv_heads = 2, landmarks = 0, head_
 
 // -----
 
-// expected-error @+1 {{far_field head_dim (18) must be a positive multiple of 4}}
-func.func @f(%a: !kiln.far_field<q_heads = 6, kv_heads = 2, landmarks = 4, head_dim = 18>) {
+// expected-error @+1 {{far_field head_dim (0) must be >= 1}}
+func.func @f(%a: !kiln.far_field<q_heads = 6, kv_heads = 2, landmarks = 4, head_dim = 0>) {
   return
 }
 

@@ -46,10 +46,9 @@ static LogicalResult checkShape(Operation *op, StringRef what, Value value,
 }
 
 static LogicalResult checkHeadDim(Operation *op, int64_t headDim) {
-  if (headDim >= 4 && headDim % 4 == 0)
+  if (headDim >= 1)
     return success();
-  return op->emitOpError() << "head_dim (" << headDim
-                           << ") must be a positive multiple of 4";
+  return op->emitOpError() << "head_dim (" << headDim << ") must be >= 1";
 }
 
 static LogicalResult checkHeadGroups(Operation *op, int64_t qHeads,
