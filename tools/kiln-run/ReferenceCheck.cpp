@@ -28,6 +28,7 @@ public:
       }
       logprobs = std::move(*step);
     }
+    ++calls_;
     return true;
   }
 
@@ -37,7 +38,8 @@ private:
 
 class DoryRunner : public ReferenceRunner {
 public:
-  explicit DoryRunner(std::shared_ptr<const ref::DoryModel> model) : session_(model) {}
+  explicit DoryRunner(std::shared_ptr<const ref::DoryModel> model)
+      : session_(model), passes_(static_cast<size_t>(model->config.dory.loop.passes)) {}
   bool call(const std::vector<int32_t> &tokens, std::vector<float> &logprobs,
             std::string &error) override {
     auto result = session_.forward(std::vector<int>(tokens.begin(), tokens.end()));
@@ -46,11 +48,15 @@ public:
       return false;
     }
     logprobs = std::move(*result);
+    ++calls_;
+    if (session_.lastPassesUsed() < passes_)
+      ++earlyExits_;
     return true;
   }
 
 private:
   ref::DorySession session_;
+  size_t passes_;
 };
 
 } // namespace

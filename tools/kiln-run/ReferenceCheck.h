@@ -22,6 +22,12 @@ public:
   /// token) and returns the log-probabilities after the last one, or sets `error`.
   virtual bool call(const std::vector<int32_t> &tokens, std::vector<float> &logprobs,
                     std::string &error) = 0;
+  /// Calls so far, and those that left Dory's loop early (exit_threshold met).
+  size_t calls() const { return calls_; }
+  size_t earlyExits() const { return earlyExits_; }
+
+protected:
+  size_t calls_ = 0, earlyExits_ = 0;
 };
 
 struct StepComparison {

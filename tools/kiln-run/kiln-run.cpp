@@ -307,6 +307,11 @@ int run(const Arguments &args) {
                 "(tolerance %.3g): %s\n",
                 generated.size(), tokensDiffer ? "DIFFER" : "equal", worstError, args.tolerance,
                 ok ? "PASS" : "FAIL");
+    // The plan matching a reference that left its loop early means the
+    // device took the same exits (the read-out's log-probs differ from the
+    // last pass's).
+    std::printf("check-reference: reference left the loop early in %zu of %zu calls\n",
+                reference->earlyExits(), reference->calls());
     if (!ok)
       return 1;
   }

@@ -112,7 +112,19 @@ Value Lowering::stateBuffer(StringRef name, Type type, StringRef part) {
     memref = f32Buffer({conv.getTaps() - 1, conv.getChannels()});
   else if (auto loop = dyn_cast<kg::LoopStateType>(type))
     memref = f32Buffer({loop.getHidden()});
-  else
+  else if (auto far = dyn_cast<kg::FarFieldType>(type)) {
+    // Per KV head (docs/stages.md, "State of one layer's far field").
+    int64_t kvh = far.getKvHeads(), m = far.getLandmarks();
+    int64_t hd = far.getHeadDim();
+    if (part == "landmarks")
+      memref = f32Buffer({kvh, m, hd});
+    else if (part == "inverse")
+      memref = f32Buffer({kvh, m, m});
+    else if (part == "sums")
+      memref = f32Buffer({kvh, m, hd + 2});
+    else
+      memref = MemRefType::get({3 * kvh}, builder_.getI32Type());
+  } else
     return Value();
   Value value = addArgument(memref, {BufferKind::State, full, {}});
   stateBuffers_[full] = value;
@@ -149,26 +161,35 @@ Value Lowering::bufferOf(Value activation) {
   if (auto weight = activation.getDefiningOp<kg::WeightOp>())
     return tensorWeight(weight.getName(), type);
   // The step's result lands in the readback buffer, as log-probs; a
-  // log_softmax right before the return is left to the host (logits).
-  BufferKind kind = BufferKind::Scratch;
+  // log_softmax right before the return is left to the host (logits). So
+  // is the early-exit read-out's (log_softmax then max_prob): on an exit its
+  // logits are the call's result.
   for (Operation *user : activation.getUsers()) {
-    if (isa<kg::ReturnOp>(user)) {
-      kind = BufferKind::Readback;
-      readbackValues_ = "LogProbs";
-    } else if (auto softmax = dyn_cast<kg::LogSoftmaxOp>(user)) {
+    if (isa<kg::ReturnOp>(user))
+      return activations_[activation] = readbackBuffer(type, "LogProbs");
+    if (auto softmax = dyn_cast<kg::LogSoftmaxOp>(user))
       for (Operation *next : softmax.getResult().getUsers())
-        if (isa<kg::ReturnOp>(next)) {
-          kind = BufferKind::Readback;
-          readbackValues_ = "Logits";
-        }
-    }
+        if (isa<kg::ReturnOp, kg::MaxProbOp>(next))
+          return activations_[activation] = readbackBuffer(type, "Logits");
   }
-  std::string name =
-      kind == BufferKind::Readback ? "readback" : activationName(activation);
-  Value buffer = addArgument(f32Buffer(type.getShape()), {kind, name, {}});
-  if (kind == BufferKind::Readback)
-    readbackArg_ = cast<BlockArgument>(buffer).getArgNumber();
+  Value buffer = addArgument(f32Buffer(type.getShape()),
+                             {BufferKind::Scratch, activationName(activation), {}});
   activations_[activation] = buffer;
+  return buffer;
+}
+
+Value Lowering::readbackBuffer(RankedTensorType type, StringRef values) {
+  Block &entry = func_.getBody().front();
+  if (readbackArg_ >= 0) {
+    // lowerReturn refuses two writers that disagree on what it holds.
+    if (readbackValues_ != values)
+      readbackConflict_ = true;
+    return entry.getArgument(readbackArg_);
+  }
+  readbackValues_ = values.str();
+  Value buffer = addArgument(f32Buffer(type.getShape()),
+                             {BufferKind::Readback, "readback", {}});
+  readbackArg_ = cast<BlockArgument>(buffer).getArgNumber();
   return buffer;
 }
 

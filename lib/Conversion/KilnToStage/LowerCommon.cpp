@@ -28,8 +28,13 @@ std::string Lowering::kernelName(StringRef what) {
 }
 
 OpBuilder Lowering::dispatch(StringRef name) {
-  auto op = stage::DispatchOp::create(builder_, model_.getLoc(),
-                                      kernelName(name));
+  // After the first exit test every dispatch of the call is skipped once
+  // the flag is up (docs/stages.md, Dory loop edges).
+  auto op = skipping_ ? stage::DispatchOp::create(builder_, model_.getLoc(),
+                                                  kernelName(name), exitFlag_,
+                                                  /*skipWord=*/0)
+                      : stage::DispatchOp::create(builder_, model_.getLoc(),
+                                                  kernelName(name));
   return OpBuilder::atBlockEnd(&op.getBody().front());
 }
 
@@ -148,14 +153,9 @@ LogicalResult Lowering::lowerOp(Operation *op) {
         alias(o.getResult(), bufferOf(o.getInput()));
         return success();
       })
-      .Case<kg::FarFieldCaptureOp, kg::FarFieldPushOp>([&](Operation *o) {
-        return refuse(o, "the Nystrom far-field stages are not in StageOps.td "
-                         "yet (docs/pipeline.md, in progress)");
-      })
-      .Case([&](kg::MaxProbOp o) {
-        return refuse(o, "the early-exit read-out needs stage.exit_test and "
-                         "device flags, not in StageOps.td yet");
-      })
+      .Case([&](kg::FarFieldCaptureOp o) { return lowerFarFieldCapture(o); })
+      .Case([&](kg::FarFieldPushOp o) { return lowerFarFieldPush(o); })
+      .Case([&](kg::MaxProbOp o) { return lowerMaxProb(o); })
       .Case([&](kg::ExpertSelectOp o) {
         return refuse(o, "no stage reads a matrix chosen on the device");
       })
@@ -266,6 +266,11 @@ LogicalResult Lowering::lowerSwiGlu(kg::SwiGluOp op) {
 LogicalResult Lowering::lowerReturn(kg::ReturnOp op) {
   if (readbackArg_ < 0)
     return refuse(op, "the returned log-probs have no producing stage");
+  if (readbackConflict_)
+    return refuse(op, "the early-exit read-out leaves logits in the readback "
+                      "(the host applies log_softmax), so the returned value "
+                      "must be logits too: a kiln.log_softmax right before "
+                      "kiln.return");
   auto type = cast<RankedTensorType>(op.getLogprobs().getType());
   if (type.getNumElements() != vocab_)
     return refuse(op, "the readback holds the vocabulary (")
@@ -324,7 +329,16 @@ void Lowering::finish() {
                      b.getNamedAttr("values", b.getStringAttr(readbackValues_)),
                  }));
   func_->setAttr(kParamsAttrName, b.getArrayAttr({}));
-  func_->setAttr(kDeviceFlagsAttrName, b.getArrayAttr({}));
+  SmallVector<Attribute> flags;
+  if (exitFlag_)
+    flags.push_back(b.getDictionaryAttr({
+        b.getNamedAttr("name", b.getStringAttr("early_exit")),
+        b.getNamedAttr("arg", b.getI64IntegerAttr(
+                                  cast<BlockArgument>(exitFlag_).getArgNumber())),
+        b.getNamedAttr("byte_offset", b.getI64IntegerAttr(0)),
+        b.getNamedAttr("reset_value", b.getI64IntegerAttr(0)),
+    }));
+  func_->setAttr(kDeviceFlagsAttrName, b.getArrayAttr(flags));
 }
 
 } // namespace kiln::lowering

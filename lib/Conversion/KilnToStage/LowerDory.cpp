@@ -43,9 +43,6 @@ LogicalResult Lowering::lowerDoryPrep(kg::KvRingWriteOp op, kg::QkPrepOp prep) {
 }
 
 LogicalResult Lowering::lowerWindowAttention(kg::WindowAttentionOp op) {
-  if (op.getFar())
-    return refuse(op, "the Nystrom far field needs stage.window_attention, "
-                      "not in StageOps.td yet (docs/pipeline.md)");
   auto ringType = cast<kg::KvRingType>(op.getRing().getType());
   std::string ring = stateSymbol(op.getRing());
   if (ring.empty())
@@ -53,19 +50,52 @@ LogicalResult Lowering::lowerWindowAttention(kg::WindowAttentionOp op) {
   Value kRing = stateBuffer(ring, ringType, "k");
   Value vRing = stateBuffer(ring, ringType, "v");
   Value q = bufferOf(op.getQuery());
-  Value out = bufferOf(op.getResult());
-  Value fold = singleFold(op.getResult());
+  // stage.window_attention applies the output gate too: with one
+  // kiln.output_gate reading the result, one stage does both.
+  kg::OutputGateOp gate;
+  if (op.getResult().hasOneUse())
+    gate = dyn_cast<kg::OutputGateOp>(*op.getResult().getUsers().begin());
+  if (gate && gate.getInput() != op.getResult())
+    gate = nullptr;
+  auto sg = gate ? gate.getGateScale().getDefiningOp<kg::WeightOp>()
+                 : kg::WeightOp();
+  if (!gate || !sg) {
+    if (op.getFar())
+      return refuse(op, "stage.window_attention applies the output gate: "
+                        "with a far field the result must feed exactly one "
+                        "kiln.output_gate (as its input) whose s_g is a "
+                        "declared weight");
+    // No gate to fuse: stage.attention reads the last min(t+1, W) slots of
+    // the ring; a window shorter than the ring is a group window.
+    Value out = bufferOf(op.getResult());
+    Value fold = singleFold(op.getResult());
+    OpBuilder b = dispatch(ring + ".attention");
+    DenseI64ArrayAttr windows;
+    int64_t window = static_cast<int64_t>(op.getWindow());
+    if (window < ringType.getCapacity())
+      windows = b.getDenseI64ArrayAttr(
+          SmallVector<int64_t>(ringType.getKvHeads(), window));
+    stage::AttentionOp::create(b, op.getLoc(), q, q, kRing, vRing, Value(),
+                               Value(), params_, out, fold, windows,
+                               op.getScaleAttr());
+    return success();
+  }
+  SmallVector<Value, 4> far(4, Value());
+  if (op.getFar()) {
+    far.clear();
+    if (failed(farFieldBuffers(op, far)))
+      return failure();
+  }
+  deferred_.insert(gate);
+  Value g = bufferOf(gate.getGate());
+  Value s = tensorWeight(sg.getName(), cast<RankedTensorType>(sg.getType()));
+  Value out = bufferOf(gate.getResult());
+  Value fold = singleFold(gate.getResult());
   OpBuilder b = dispatch(ring + ".attention");
-  // stage.attention reads the last min(t+1, W) slots of the ring; a window
-  // shorter than the ring is a group window on every KV head.
-  DenseI64ArrayAttr windows;
-  int64_t window = static_cast<int64_t>(op.getWindow());
-  if (window < ringType.getCapacity())
-    windows = b.getDenseI64ArrayAttr(
-        SmallVector<int64_t>(ringType.getKvHeads(), window));
-  stage::AttentionOp::create(b, op.getLoc(), q, q, kRing, vRing, Value(),
-                             Value(), params_, out, fold, windows,
-                             op.getScaleAttr());
+  stage::WindowAttentionOp::create(
+      b, op.getLoc(), q, kRing, vRing, g, s, params_, far[0], far[1], far[2],
+      far[3], out, fold, op.getWindowAttr(), op.getScaleAttr(),
+      op.getRectify() ? b.getUnitAttr() : UnitAttr());
   return success();
 }
 
@@ -151,9 +181,6 @@ LogicalResult Lowering::emitMix(Operation *at, kg::MixMode mode,
 }
 
 LogicalResult Lowering::lowerLoop(kg::LoopOp op) {
-  if (op.getExitThreshold())
-    return refuse(op, "early exit needs stage.exit_test and a device flag "
-                      "that later passes read, not in StageOps.td yet");
   float eps = model_.getEps().convertToFloat();
   Value input = op.getInput();
   if (failed(emitMix(op, kg::MixMode::enter, op.getState(), input, eps)))
@@ -164,6 +191,7 @@ LogicalResult Lowering::lowerLoop(kg::LoopOp op) {
     return refuse(op, "the pass index has no stage: a pass may not read it");
   int64_t passes = static_cast<int64_t>(op.getPasses());
   for (int64_t pass = 0; pass < passes; ++pass) {
+    pass_ = pass;
     // Each pass gets fresh activation buffers (the planner shares them).
     llvm::DenseSet<Value> bodyValues;
     body.walk([&](Operation *inner) {
@@ -183,10 +211,20 @@ LogicalResult Lowering::lowerLoop(kg::LoopOp op) {
     for (Operation &inner : body.without_terminator())
       if (failed(lowerOp(&inner)))
         return failure();
+    for (auto &pending : pendingCaptures_)
+      return refuse(pending.second, "no kiln.window_attention of this pass "
+                                    "reads the far field after the capture, "
+                                    "so no stage would seal its landmarks");
     Value yielded = cast<kg::YieldOp>(body.getTerminator()).getValues().front();
     if (bufferOf(yielded) != hidden)
       return refuse(op, "a pass must update h in place (a chain of "
                         "kiln.slerp_residual from the pass input)");
+    if (pass + 1 < passes && op.getExitThreshold()) {
+      // Mode 3, the read-out, the exit test, mode 4 (LowerDoryFar.cpp).
+      if (failed(lowerReadout(op, eps)))
+        return failure();
+      continue;
+    }
     kg::MixMode mode =
         pass + 1 == passes ? kg::MixMode::leave : kg::MixMode::between;
     // The edge reads and writes h; its kiln value is the yielded one.
@@ -197,6 +235,7 @@ LogicalResult Lowering::lowerLoop(kg::LoopOp op) {
         stateBuffer(name, op.getState().getType(), "st"),
         b.getI64IntegerAttr(static_cast<int64_t>(mode)), b.getF32FloatAttr(eps));
   }
+  pass_ = 0;
   alias(op.getResult(), hidden);
   return success();
 }

@@ -72,6 +72,10 @@ private:
   /// State buffers of a declared state symbol; `part` picks one of several.
   mlir::Value stateBuffer(llvm::StringRef name, mlir::Type type,
                           llvm::StringRef part);
+  /// The one readback buffer (the read-out's and the final head's logits
+  /// land in it); `values` is what it holds ("LogProbs" | "Logits").
+  mlir::Value readbackBuffer(mlir::RankedTensorType type,
+                             llvm::StringRef values);
   mlir::Value params() const { return params_; }
   /// The buffer of an activation; created (scratch or readback) on first use.
   mlir::Value bufferOf(mlir::Value activation);
@@ -124,6 +128,17 @@ private:
   mlir::LogicalResult lowerScaledSwiGlu(kg::ScaledSwiGluOp op);
   mlir::LogicalResult lowerSlerp(kg::SlerpResidualOp op);
   mlir::LogicalResult lowerLoop(kg::LoopOp op);
+  // Dory far field and early exit (LowerDoryFar.cpp).
+  mlir::LogicalResult lowerFarFieldPush(kg::FarFieldPushOp op);
+  mlir::LogicalResult lowerFarFieldCapture(kg::FarFieldCaptureOp op);
+  /// Emits the pending capture + seal of `far` (pass 0) before its
+  /// attention, and returns its four state buffers.
+  mlir::LogicalResult farFieldBuffers(kg::WindowAttentionOp op,
+                                      llvm::SmallVectorImpl<mlir::Value> &out);
+  mlir::LogicalResult lowerReadout(kg::LoopOp op, float eps);
+  mlir::LogicalResult lowerMaxProb(kg::MaxProbOp op);
+  /// The early-exit flag (state word, `kiln.device_flags`), made once.
+  mlir::Value exitFlag();
   mlir::LogicalResult emitMix(mlir::Operation *at, kg::MixMode mode,
                               mlir::Value stateHandle, mlir::Value hidden,
                               float eps);
@@ -151,8 +166,21 @@ private:
   /// The readback: its argument and what it holds.
   int64_t readbackArg_ = -1;
   std::string readbackValues_;
+  bool readbackConflict_ = false;
   int64_t vocab_ = 0;
   bool q8_ = false;
+  /// The loop pass being lowered (0 outside a loop): the far field's
+  /// push, capture and seal are emitted in pass 0 only.
+  int64_t pass_ = 0;
+  /// Inside a kiln.loop readout region (max_prob becomes stage.exit_test).
+  double exitThreshold_ = 0;
+  bool inReadout_ = false;
+  /// Once the first exit test is emitted, every later dispatch of the call
+  /// carries skip_if(exitFlag_)[0].
+  mlir::Value exitFlag_;
+  bool skipping_ = false;
+  /// kiln.far_field_capture ops waiting for their prep (by far symbol).
+  llvm::StringMap<kg::FarFieldCaptureOp> pendingCaptures_;
 };
 
 } // namespace kiln::lowering

@@ -44,8 +44,10 @@ std::vector<ArgumentAccess> analyseKernelAccess(gpu::GPUFuncOp kernel) {
   std::vector<ArgumentAccess> result(kernel.getNumArguments());
   if (kernel.getBody().empty())
     return result;
-  for (auto [index, argument] : llvm::enumerate(kernel.getArguments()))
-    accumulateUses(argument, result[index]);
+  // Only the bindings: a gpu.func's entry block also holds its workgroup and
+  // private attributions after them.
+  for (unsigned index = 0; index < kernel.getNumArguments(); ++index)
+    accumulateUses(kernel.getArgument(index), result[index]);
   return result;
 }
 

@@ -134,3 +134,190 @@ kiln.model @loop dory attributes {eps = 1.0e-06 : f32, hidden = 8 : i64, interme
     kiln.return %lp : tensor<4xf32>
   }
 }
+
+// -----
+
+// Dory's far field (one layer, two passes, ring capacity = window = 2):
+// pass 0 pushes the key leaving the window before the prep overwrites its
+// slot, captures the prepped query and seals after the prep, then one
+// window_attention does near + far + the output gate. Pass 1 pushes,
+// captures and seals nothing (the reference folds each key once and keeps
+// the pass-0 queries as landmarks). The far state is four state buffers.
+
+// CHECK-LABEL: kiln.family = "dory"
+// CHECK: %[[P:[a-z0-9]+]]: memref<4xi32> {kiln.buffer = {{{[^}]*}}kind = "params"
+// CHECK-SAME: %[[G:[a-z0-9]+]]: memref<8xf32> {kiln.buffer = {{{[^}]*}}kind = "scratch", name = "plane.gate.out"
+// CHECK-SAME: %[[KR:[a-z0-9]+]]: memref<1x2x4xf32> {kiln.buffer = {{{[^}]*}}kind = "state", name = "kv.k"
+// CHECK-SAME: %[[VR:[a-z0-9]+]]: memref<1x2x4xf32> {kiln.buffer = {{{[^}]*}}kind = "state", name = "kv.v"
+// CHECK-SAME: %[[META:[a-z0-9]+]]: memref<3xi32> {kiln.buffer = {byte_offset = 0 : i64, byte_size = 12 : i64, kind = "state", name = "far.meta"
+// CHECK-SAME: %[[SUMS:[a-z0-9]+]]: memref<1x2x6xf32> {kiln.buffer = {{{[^}]*}}kind = "state", name = "far.sums"
+// CHECK-SAME: %[[LM:[a-z0-9]+]]: memref<1x2x4xf32> {kiln.buffer = {{{[^}]*}}kind = "state", name = "far.landmarks"
+// CHECK-SAME: %[[QN:[a-z0-9]+]]: memref<8xf32> {kiln.buffer = {{{[^}]*}}kind = "scratch", name = "plane.qk_prep.0"
+// CHECK-SAME: %[[INV:[a-z0-9]+]]: memref<1x2x2xf32> {kiln.buffer = {{{[^}]*}}kind = "state", name = "far.inverse"
+// CHECK-SAME: %[[SG:[a-z0-9]+]]: memref<8xf32> {kiln.buffer = {{{[^}]*}}kind = "weight", name = "s_g"
+// CHECK-SAME: %[[OG:[a-z0-9]+]]: memref<8xf32> {kiln.buffer = {{{[^}]*}}kind = "scratch", name = "plane.output_gate"
+// CHECK-SAME: kiln.device_flags = []
+// CHECK: stage.dispatch "gate" {
+// CHECK: stage.dispatch "far_push" {
+// CHECK-NEXT: stage.far_field_push k_ring(%[[KR]] : memref<1x2x4xf32>) v_ring(%[[VR]] : memref<1x2x4xf32>) params(%[[P]] : memref<4xi32>) landmarks(%[[LM]] : memref<1x2x4xf32>) far_sums(%[[SUMS]] : memref<1x2x6xf32>) far_meta(%[[META]] : memref<3xi32>) {scale = 2.000000e+00 : f32, window = 2 : i64}
+// CHECK: stage.dispatch "kv_prep" {
+// CHECK-NEXT: stage.dory_prep {{.*}} q_out(%[[QN]] : memref<8xf32>) k_ring(%[[KR]] : memref<1x2x4xf32>) v_ring(%[[VR]] : memref<1x2x4xf32>)
+// CHECK: stage.dispatch "far_capture" {
+// CHECK-NEXT: stage.landmark_capture q(%[[QN]] : memref<8xf32>) params(%[[P]] : memref<4xi32>) far_meta(%[[META]] : memref<3xi32>) landmarks(%[[LM]] : memref<1x2x4xf32>){{$}}
+// CHECK: stage.dispatch "far_seal" {
+// CHECK-NEXT: stage.landmark_seal landmarks(%[[LM]] : memref<1x2x4xf32>) params(%[[P]] : memref<4xi32>) inverse(%[[INV]] : memref<1x2x2xf32>) far_sums(%[[SUMS]] : memref<1x2x6xf32>) far_meta(%[[META]] : memref<3xi32>) {scale = 2.000000e+00 : f32}
+// CHECK: stage.dispatch "kv_attention" {
+// CHECK-NEXT: stage.window_attention q(%[[QN]] : memref<8xf32>) k_ring(%[[KR]] : memref<1x2x4xf32>) v_ring(%[[VR]] : memref<1x2x4xf32>) gate(%[[G]] : memref<8xf32>) gate_scale(%[[SG]] : memref<8xf32>) params(%[[P]] : memref<4xi32>) far(%[[LM]], %[[INV]], %[[SUMS]], %[[META]] : memref<1x2x4xf32>, memref<1x2x2xf32>, memref<1x2x6xf32>, memref<3xi32>) out(%[[OG]] : memref<8xf32>) {rectify, scale = 2.000000e+00 : f32, window = 2 : i64}
+// CHECK: stage.dispatch "o" {
+// CHECK-NEXT: stage.matvec {{.*}} input(%[[OG]] : memref<8xf32>)
+// CHECK: stage.dispatch "mix_between" {
+// CHECK-NOT: far_push
+// CHECK-NOT: far_capture
+// CHECK-NOT: far_seal
+// CHECK: stage.dispatch "kv_prep_1" {
+// CHECK-NEXT: stage.dory_prep {{.*}} q_out(%[[QN1:[a-z0-9]+]] : memref<8xf32>) k_ring(%[[KR]] : memref<1x2x4xf32>)
+// CHECK-NEXT: {{^ *[}]$}}
+// CHECK-NEXT: stage.dispatch "kv_attention_1" {
+// CHECK-NEXT: stage.window_attention q(%[[QN1]] : memref<8xf32>) {{.*}} far(%[[LM]], %[[INV]], %[[SUMS]], %[[META]] : {{.*}}) out(%{{.*}} : memref<8xf32>) {rectify, scale = 2.000000e+00 : f32, window = 2 : i64}
+// CHECK: stage.dispatch "mix_leave" {
+// CHECK-NOT: skip_if
+kiln.model @far dory attributes {eps = 1.0e-06 : f32, hidden = 8 : i64, intermediate = 8 : i64, vocab = 4 : i64} {
+  kiln.weight_decl @embed : !kiln.weight<[4, 8], f16>
+  kiln.state_decl @loop : !kiln.loop_state<hidden = 8>
+  kiln.weight_decl @q : !kiln.weight<[8, 8], f16>
+  kiln.weight_decl @k : !kiln.weight<[4, 8], f16>
+  kiln.weight_decl @v : !kiln.weight<[4, 8], f16>
+  kiln.weight_decl @gate : !kiln.weight<[8, 8], f16>
+  kiln.weight_decl @s_qk : tensor<2x4xf32>
+  kiln.state_decl @far : !kiln.far_field<q_heads = 2, kv_heads = 1, landmarks = 2, head_dim = 4>
+  kiln.state_decl @kv : !kiln.kv_ring<kv_heads = 1, capacity = 2, head_dim = 4>
+  kiln.weight_decl @s_g : tensor<8xf32>
+  kiln.weight_decl @o : !kiln.weight<[8, 8], f16>
+  kiln.weight_decl @alpha : tensor<8xf32>
+  kiln.weight_decl @head : !kiln.weight<[4, 8], f16>
+  kiln.weight_decl @head_scale : tensor<4xf32>
+  kiln.step {
+  ^bb0(%token: index, %position: index):
+    %e = kiln.weight @embed : !kiln.weight<[4, 8], f16>
+    %h = kiln.embed %e[%token] : !kiln.weight<[4, 8], f16> -> tensor<8xf32>
+    %s = kiln.state @loop : !kiln.loop_state<hidden = 8>
+    %out = kiln.loop %h, %s passes(2) : tensor<8xf32>, !kiln.loop_state<hidden = 8> body {
+    ^bb0(%x: tensor<8xf32>, %pass: index):
+      %wq = kiln.weight @q : !kiln.weight<[8, 8], f16>
+      %q = kiln.matvec %wq, %x : !kiln.weight<[8, 8], f16>, tensor<8xf32> -> tensor<8xf32>
+      %wk = kiln.weight @k : !kiln.weight<[4, 8], f16>
+      %k = kiln.matvec %wk, %x : !kiln.weight<[4, 8], f16>, tensor<8xf32> -> tensor<4xf32>
+      %wv = kiln.weight @v : !kiln.weight<[4, 8], f16>
+      %v = kiln.matvec %wv, %x : !kiln.weight<[4, 8], f16>, tensor<8xf32> -> tensor<4xf32>
+      %wg = kiln.weight @gate : !kiln.weight<[8, 8], f16>
+      %g = kiln.matvec %wg, %x : !kiln.weight<[8, 8], f16>, tensor<8xf32> -> tensor<8xf32>
+      %qr = kiln.rotary %q, %position {head_dim = 4 : i64, heads = 2 : i64, rotary_dim = 4 : i64, theta = 1.000000e+04 : f32} : tensor<8xf32>
+      %kr = kiln.rotary %k, %position {head_dim = 4 : i64, heads = 1 : i64, rotary_dim = 4 : i64, theta = 1.000000e+04 : f32} : tensor<4xf32>
+      %sqk = kiln.weight @s_qk : tensor<2x4xf32>
+      %qn, %kn = kiln.qk_prep %qr, %kr, %sqk {eps = 1.0e-06 : f32, head_dim = 4 : i64, num_kv_heads = 1 : i64, num_q_heads = 2 : i64} : tensor<8xf32>, tensor<4xf32>, tensor<2x4xf32>
+      %ff = kiln.state @far : !kiln.far_field<q_heads = 2, kv_heads = 1, landmarks = 2, head_dim = 4>
+      %kv = kiln.state @kv : !kiln.kv_ring<kv_heads = 1, capacity = 2, head_dim = 4>
+      kiln.far_field_capture %ff, %qn, %position {scale = 2.000000e+00 : f32, stride = 8 : i64} : !kiln.far_field<q_heads = 2, kv_heads = 1, landmarks = 2, head_dim = 4>, tensor<8xf32>
+      kiln.far_field_push %ff, %kv, %position {scale = 2.000000e+00 : f32, window = 2 : i64} : !kiln.far_field<q_heads = 2, kv_heads = 1, landmarks = 2, head_dim = 4>, !kiln.kv_ring<kv_heads = 1, capacity = 2, head_dim = 4>
+      kiln.kv_ring_write %kv, %kn, %v, %position : !kiln.kv_ring<kv_heads = 1, capacity = 2, head_dim = 4>, tensor<4xf32>
+      %a = kiln.window_attention %kv, %qn, %position far(%ff : !kiln.far_field<q_heads = 2, kv_heads = 1, landmarks = 2, head_dim = 4>) {num_q_heads = 2 : i64, rectify, scale = 2.000000e+00 : f32, window = 2 : i64} : !kiln.kv_ring<kv_heads = 1, capacity = 2, head_dim = 4>, tensor<8xf32>
+      %sg = kiln.weight @s_g : tensor<8xf32>
+      %og = kiln.output_gate %a, %g, %sg : tensor<8xf32>
+      %wo = kiln.weight @o : !kiln.weight<[8, 8], f16>
+      %y = kiln.matvec %wo, %og : !kiln.weight<[8, 8], f16>, tensor<8xf32> -> tensor<8xf32>
+      %al = kiln.weight @alpha : tensor<8xf32>
+      %h2 = kiln.slerp_residual %x, %y, %al {eps = 1.0e-06 : f32} : tensor<8xf32>
+      kiln.yield %h2 : tensor<8xf32>
+    }
+    %hw = kiln.weight @head : !kiln.weight<[4, 8], f16>
+    %l = kiln.matvec %hw, %out : !kiln.weight<[4, 8], f16>, tensor<8xf32> -> tensor<4xf32>
+    %hs = kiln.weight @head_scale : tensor<4xf32>
+    %ls = kiln.mul %l, %hs : tensor<4xf32>
+    %lp = kiln.log_softmax %ls : tensor<4xf32>
+    kiln.return %lp : tensor<4xf32>
+  }
+}
+
+// -----
+
+// Early exit, three passes: after each pass but the last, mode 3, the
+// read-out head writing the readback (logits; the host applies log_softmax),
+// exit_test on them (threshold 0.9 as the config's double, not 0.9f); every
+// later dispatch, the second exit test included, carries skip_if on the
+// flag, so an exit leaves the read-out's logits as the call's result. The
+// flag is a state word the runtime resets each call (kiln.device_flags).
+
+// CHECK-LABEL: kiln.family = "dory"
+// CHECK: %[[H:[a-z0-9]+]]: memref<8xf32> {kiln.buffer = {{{[^}]*}}kind = "scratch", name = "plane.embed"
+// CHECK-SAME: %[[IN:[a-z0-9]+]]: memref<8xf32> {kiln.buffer = {{{[^}]*}}kind = "state", name = "loop.in"
+// CHECK-SAME: %[[ST:[a-z0-9]+]]: memref<8xf32> {kiln.buffer = {{{[^}]*}}kind = "state", name = "loop.st"
+// CHECK-SAME: %[[HS:[a-z0-9]+]]: memref<4xf32> {kiln.buffer = {{{[^}]*}}kind = "weight", name = "head_scale"
+// CHECK-SAME: %[[RB:[a-z0-9]+]]: memref<4xf32> {kiln.buffer = {{{[^}]*}}kind = "readback", name = "readback"
+// CHECK-SAME: %[[F:[a-z0-9]+]]: memref<1xi32> {kiln.buffer = {byte_offset = 0 : i64, byte_size = 4 : i64, kind = "state", name = "loop.exit"
+// CHECK-SAME: kiln.device_flags = [{arg = [[FARG:[0-9]+]] : i64, byte_offset = 0 : i64, name = "early_exit", reset_value = 0 : i64}]
+// CHECK-SAME: kiln.readback = {arg = [[RBARG:[0-9]+]] : i64, byte_offset = 0 : i64, count = 4 : i64, values = "Logits"}
+// CHECK: stage.dispatch "alpha" {
+// CHECK: stage.dispatch "mix_exit_readout" {
+// CHECK-NEXT: stage.dory_mix hidden(%[[H]] : memref<8xf32>) entry(%[[IN]] : memref<8xf32>) state(%[[ST]] : memref<8xf32>) {eps = 9.99999997E-7 : f32, mode = 3 : i64}
+// CHECK: stage.dispatch "head" {
+// CHECK-NEXT: stage.matvec {{.*}} input(%[[H]] : memref<8xf32>) out(%[[L:[a-z0-9]+]] : memref<4xf32>)
+// CHECK: stage.dispatch "mul" {
+// CHECK-NEXT: stage.mul ins(%[[L]], %[[HS]] : memref<4xf32>, memref<4xf32>) out(%arg[[RBARG]] : memref<4xf32>)
+// CHECK: stage.dispatch "exit_test" {
+// CHECK-NEXT: stage.exit_test input(%[[RB]] : memref<4xf32>) flag(%arg[[FARG]] : memref<1xi32>) {logits, threshold = 9.000000e-01 : f64}
+// CHECK: stage.dispatch "mix_resume" skip_if(%[[F]] : memref<1xi32>) [0] {
+// CHECK-NEXT: stage.dory_mix hidden(%[[H]] : memref<8xf32>) {{.*}} mode = 4 : i64
+// CHECK: stage.dispatch "w_1" skip_if(%[[F]] : memref<1xi32>) [0] {
+// CHECK: stage.dispatch "alpha_1" skip_if(%[[F]] : memref<1xi32>) [0] {
+// CHECK: stage.dispatch "mix_exit_readout_1" skip_if(%[[F]] : memref<1xi32>) [0] {
+// CHECK: stage.dispatch "head_1" skip_if(%[[F]] : memref<1xi32>) [0] {
+// CHECK: stage.dispatch "mul_1" skip_if(%[[F]] : memref<1xi32>) [0] {
+// CHECK-NEXT: stage.mul {{.*}} out(%[[RB]] : memref<4xf32>)
+// CHECK: stage.dispatch "exit_test_1" skip_if(%[[F]] : memref<1xi32>) [0] {
+// CHECK-NEXT: stage.exit_test input(%[[RB]] : memref<4xf32>) flag(%[[F]] : memref<1xi32>) {logits, threshold = 9.000000e-01 : f64}
+// CHECK: stage.dispatch "mix_resume_1" skip_if(%[[F]] : memref<1xi32>) [0] {
+// CHECK: stage.dispatch "w_2" skip_if(%[[F]] : memref<1xi32>) [0] {
+// CHECK: stage.dispatch "alpha_2" skip_if(%[[F]] : memref<1xi32>) [0] {
+// CHECK: stage.dispatch "mix_leave" skip_if(%[[F]] : memref<1xi32>) [0] {
+// CHECK-NEXT: stage.dory_mix {{.*}} mode = 2 : i64
+// CHECK: stage.dispatch "head_2" skip_if(%[[F]] : memref<1xi32>) [0] {
+// CHECK: stage.dispatch "mul_2" skip_if(%[[F]] : memref<1xi32>) [0] {
+// CHECK-NEXT: stage.mul {{.*}} out(%[[RB]] : memref<4xf32>)
+// CHECK-NOT: stage.dispatch
+kiln.model @exit dory attributes {eps = 1.0e-06 : f32, hidden = 8 : i64, intermediate = 8 : i64, vocab = 4 : i64} {
+  kiln.weight_decl @embed : !kiln.weight<[4, 8], f16>
+  kiln.state_decl @loop : !kiln.loop_state<hidden = 8>
+  kiln.weight_decl @w : !kiln.weight<[8, 8], f16>
+  kiln.weight_decl @alpha : tensor<8xf32>
+  kiln.weight_decl @head : !kiln.weight<[4, 8], f16>
+  kiln.weight_decl @head_scale : tensor<4xf32>
+  kiln.step {
+  ^bb0(%token: index, %position: index):
+    %e = kiln.weight @embed : !kiln.weight<[4, 8], f16>
+    %h = kiln.embed %e[%token] : !kiln.weight<[4, 8], f16> -> tensor<8xf32>
+    %s = kiln.state @loop : !kiln.loop_state<hidden = 8>
+    %out = kiln.loop %h, %s passes(3) exit_threshold(9.000000e-01) : tensor<8xf32>, !kiln.loop_state<hidden = 8> body {
+    ^bb0(%x: tensor<8xf32>, %pass: index):
+      %w = kiln.weight @w : !kiln.weight<[8, 8], f16>
+      %y = kiln.matvec %w, %x : !kiln.weight<[8, 8], f16>, tensor<8xf32> -> tensor<8xf32>
+      %a = kiln.weight @alpha : tensor<8xf32>
+      %h2 = kiln.slerp_residual %x, %y, %a {eps = 1.0e-06 : f32} : tensor<8xf32>
+      kiln.yield %h2 : tensor<8xf32>
+    } readout {
+    ^bb0(%r: tensor<8xf32>):
+      %hw = kiln.weight @head : !kiln.weight<[4, 8], f16>
+      %l = kiln.matvec %hw, %r : !kiln.weight<[4, 8], f16>, tensor<8xf32> -> tensor<4xf32>
+      %hs = kiln.weight @head_scale : tensor<4xf32>
+      %ls = kiln.mul %l, %hs : tensor<4xf32>
+      %lp = kiln.log_softmax %ls : tensor<4xf32>
+      %p = kiln.max_prob %lp : tensor<4xf32>
+      kiln.yield %p : f32
+    }
+    %hw = kiln.weight @head : !kiln.weight<[4, 8], f16>
+    %l = kiln.matvec %hw, %out : !kiln.weight<[4, 8], f16>, tensor<8xf32> -> tensor<4xf32>
+    %hs = kiln.weight @head_scale : tensor<4xf32>
+    %ls = kiln.mul %l, %hs : tensor<4xf32>
+    %lp = kiln.log_softmax %ls : tensor<4xf32>
+    kiln.return %lp : tensor<4xf32>
+  }
+}
