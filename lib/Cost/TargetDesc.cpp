@@ -14,15 +14,17 @@ namespace {
 using nlohmann::json;
 
 // Reads a positive number field; the error names the field.
-io::Status readPositive(const json &j, const char *key, double &out) {
+io::Status readPositive(const json &j, const char *key, double &out,
+                        bool zeroAllowed = false) {
   auto it = j.find(key);
   if (it == j.end())
     return io::Error(std::string("target: missing field '") + key + "'");
   if (!it->is_number())
     return io::Error(std::string("target: field '") + key + "' must be a number");
   double v = it->get<double>();
-  if (!(v > 0))
-    return io::Error(std::string("target: field '") + key + "' must be > 0, got " +
+  if (!(v > 0) && !(zeroAllowed && v == 0))
+    return io::Error(std::string("target: field '") + key + "' must be " +
+                     (zeroAllowed ? ">= 0" : "> 0") + ", got " +
                      std::to_string(v));
   out = v;
   return io::Status::success();
@@ -59,8 +61,9 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
   if (d.api != "vulkan" && d.api != "metal")
     return io::Error("target: field 'api' must be \"vulkan\" or \"metal\", got \"" + d.api + "\"");
   d.source = j.value("source", std::string());
-  io::Status s = readPositive(j, "boundary_us", d.boundaryMicros);
-  if (s) s = readPositive(j, "boundary_no_barrier_us", d.boundaryNoBarrierMicros);
+  // A free boundary is a legitimate what-if (fusion then never pays).
+  io::Status s = readPositive(j, "boundary_us", d.boundaryMicros, true);
+  if (s) s = readPositive(j, "boundary_no_barrier_us", d.boundaryNoBarrierMicros, true);
   if (s) s = readPositive(j, "submit_us", d.submitMicros);
   if (s) s = readPositive(j, "read_bandwidth_gbps", d.readBandwidthGBps);
   if (s) s = readPositive(j, "single_workgroup_bandwidth_gbps", d.singleWorkgroupBandwidthGBps);

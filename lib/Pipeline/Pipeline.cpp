@@ -8,6 +8,7 @@
 #include "kiln/Pipeline/Pipeline.h"
 
 #include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Stage/Transforms/Passes.h"
 
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -44,6 +45,11 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
                            llvm::cl::init("graph")};
   Option<std::string> to{*this, "to", llvm::cl::desc("output level: stages | gpu"),
                          llvm::cl::init("gpu")};
+  Option<std::string> fusion{*this, "fusion", llvm::cl::desc("cost | none"),
+                             llvm::cl::init("cost")};
+  Option<std::string> target{*this, "cost-target",
+                             llvm::cl::desc("cost-model target name (targets/NAME.json)"),
+                             llvm::cl::init("h200")};
 };
 
 /// Registers the passes of this build by name (idempotent). Libraries of the
@@ -73,6 +79,12 @@ LogicalResult buildKilnPipeline(OpPassManager &pm, const KilnPipelineOptions &op
     if (failed(addRegisteredPass(pm, "convert-kiln-to-stage", "", error)))
       return failure();
   if (options.to == PipelineLevel::GPU && options.from != PipelineLevel::GPU) {
+    // Fusion decides the dispatch regions the kernels are generated from.
+    stage::KilnFuseDispatchesOptions fuse;
+    fuse.targetName = options.costTarget;
+    fuse.targetFile = options.costTargetFile;
+    fuse.fuse = options.fusion;
+    pm.addPass(stage::createKilnFuseDispatches(fuse));
     ConvertStageToGPUOptions gpu;
     gpu.rowWorkgroupSize = options.rowWorkgroupSize;
     gpu.reduceWorkgroupSize = options.reduceWorkgroupSize;
@@ -98,6 +110,8 @@ void registerKilnPipeline() {
         };
         options.from = level(cl.from, PipelineLevel::Graph);
         options.to = level(cl.to, PipelineLevel::GPU);
+        options.fusion = cl.fusion != "none";
+        options.costTarget = cl.target;
         std::string error;
         if (failed(buildKilnPipeline(pm, options, &error)))
           llvm::errs() << "kiln-pipeline: " << error << "\n";

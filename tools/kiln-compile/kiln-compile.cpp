@@ -19,6 +19,8 @@
 #include "kiln/Import/ConfigImporter.h"
 #endif
 #include "kiln/Pipeline/Pipeline.h"
+#include "kiln/Dialect/Stage/Transforms/FusionReport.h"
+#include "kiln/Dialect/Stage/Transforms/Passes.h"
 #include "kiln/Target/MSL/MSLEmitter.h"
 #include "kiln/Target/Plan/AtomicFile.h"
 #include "kiln/Target/Plan/PlanJson.h"
@@ -71,6 +73,20 @@ static cl::opt<std::string> targetFile("target-file",
 static cl::opt<bool> allBarriers("all-barriers",
                                  cl::desc("debugging: a barrier before every dispatch"),
                                  cl::init(false), cl::cat(kilnCategory));
+static cl::opt<std::string> fusion("fusion",
+                                   cl::desc("cost (default: fuse where the cost model says it "
+                                            "pays) | none (one stage per dispatch)"),
+                                   cl::init("cost"), cl::cat(kilnCategory));
+static cl::opt<bool> noFusion("no-fusion", cl::desc("same as --fusion=none"), cl::init(false),
+                              cl::cat(kilnCategory));
+static cl::opt<std::string> costTarget("cost-target",
+                                       cl::desc("cost-model target, targets/NAME.json (default "
+                                                "h200; --target-file wins)"),
+                                       cl::init("h200"), cl::cat(kilnCategory));
+static cl::opt<bool> fusionReport("fusion-report",
+                                  cl::desc("print each dispatch, its stages and estimated us, "
+                                           "and the per-token total"),
+                                  cl::init(false), cl::cat(kilnCategory));
 static cl::opt<bool> quiet("quiet", cl::desc("no progress lines on stderr"), cl::init(false),
                            cl::cat(kilnCategory));
 
@@ -153,6 +169,11 @@ int main(int argc, char **argv) {
     return fail("--emit=spirv writes one .spv per kernel: give the folder with -o");
 
   ::kiln::KilnPipelineOptions pipeline;
+  if (fusion != "cost" && fusion != "none")
+    return fail("--fusion: '" + fusion + "' is not one of cost, none");
+  pipeline.fusion = fusion == "cost" && !noFusion;
+  pipeline.costTarget = costTarget;
+  pipeline.costTargetFile = targetFile;
   if (!targetFile.empty()) {
     auto desc = ::kiln::cost::loadTargetDesc(targetFile);
     if (!desc)
@@ -242,6 +263,25 @@ int main(int argc, char **argv) {
   if (fromConfig &&
       !runTo(::kiln::PipelineLevel::Graph, ::kiln::PipelineLevel::Stages, "lowering to stages"))
     return 1;
+  // Fusion on its own, so that --emit=stages shows the dispatch regions and
+  // the report can read them; the GPU leg then only re-annotates estimates.
+  {
+    PassManager pm(&context);
+    ::kiln::stage::KilnFuseDispatchesOptions fuse;
+    fuse.targetName = pipeline.costTarget;
+    fuse.targetFile = pipeline.costTargetFile;
+    fuse.fuse = pipeline.fusion;
+    pm.addPass(::kiln::stage::createKilnFuseDispatches(fuse));
+    progress.begin(pipeline.fusion ? "fusing dispatches" : "estimating dispatches");
+    bool ok = succeeded(pm.run(*module));
+    progress.end();
+    if (!ok)
+      return fail("fusion failed (see the diagnostics above)");
+    pipeline.fusion = false;
+  }
+  if (fusionReport)
+    (emit.empty() ? llvm::outs() : llvm::errs())
+        << ::kiln::stage::formatFusionReport(::kiln::stage::buildFusionReport(*module));
   if (emit == "stages")
     return printModule(*module);
   if (!runTo(::kiln::PipelineLevel::Stages, ::kiln::PipelineLevel::GPU, "generating GPU kernels"))

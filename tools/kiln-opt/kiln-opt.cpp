@@ -9,6 +9,7 @@
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Stage/IR/StageOps.h"
+#include "kiln/Dialect/Stage/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -32,6 +33,7 @@ int main(int argc, char **argv) {
   registry.insert<kiln::stage::StageDialect, mlir::math::MathDialect>();
   kiln::registerConvertStageToGPU();
   kiln::registerConvertKilnToStage();
+  kiln::stage::registerKilnStagePasses();
   mlir::registerTransformsPasses(); // canonicalize, cse, ...
   mlir::kiln::registerKilnPasses();
   return mlir::asMainReturnCode(

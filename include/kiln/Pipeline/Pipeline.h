@@ -29,6 +29,12 @@ struct KilnPipelineOptions {
   int64_t reduceWorkgroupSize = 256;
   int64_t headWorkgroupSize = 64;
   bool subgroupReduce = true;
+  /// --kiln-fuse-dispatches before convert-stage-to-gpu (docs/fusion.md);
+  /// false keeps one stage per dispatch (estimates are still annotated).
+  bool fusion = true;
+  /// The cost model's target: a descriptor file, else a name in targets/.
+  std::string costTargetFile;
+  std::string costTarget = "h200";
 };
 
 /// Adds the passes from `options.from` to `options.to` to `pm` (anchored on

@@ -9,6 +9,7 @@
 #include "KernelBuilder.h"
 
 #include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Stage/IR/StageFusion.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
@@ -70,6 +71,102 @@ bool targetHasSubgroupArithmetic(ModuleOp module) {
   return false;
 }
 
+/// Vulkan's guaranteed minimum of maxComputeWorkGroupCount[0].
+constexpr int64_t kMaxGrid = 65535;
+
+/// Threads a per-thread stage's own grid covers (its guard stops the rest).
+int64_t threadsOf(const KernelShape &own) {
+  return own.workgroups * own.workgroupSize;
+}
+
+/// The kernel shape of a fused dispatch (docs/fusion.md): the widest stage's
+/// workgroup size; stages with a reduction over their workgroup keep theirs,
+/// so all of those must agree. Concurrent: each stage's range of the grid.
+LogicalResult fusedShape(stage::DispatchOp dispatch, stage::FusionForm form,
+                         ArrayRef<KernelShape> shapes, KernelShape &shape,
+                         SmallVectorImpl<int64_t> &ranges) {
+  Block &body = dispatch.getBody().front();
+  shape.workgroupSize = 0;
+  for (const KernelShape &s : shapes)
+    shape.workgroupSize = std::max(shape.workgroupSize, s.workgroupSize);
+  for (auto [op, own] : llvm::zip(body, shapes)) {
+    stage::GridKind kind = stage::gridKindOf(&op);
+    bool fixedSize = kind == stage::GridKind::SingleWorkgroup ||
+                     kind == stage::GridKind::PerWorkgroup;
+    if (fixedSize && own.workgroupSize != shape.workgroupSize)
+      return op.emitOpError("reduces over a workgroup of ")
+             << own.workgroupSize << " threads, but the fused kernel has "
+             << shape.workgroupSize
+             << ": fused stages with their own workgroup size must agree";
+  }
+  if (form == stage::FusionForm::OneWorkgroup) {
+    shape.workgroups = 1;
+    return success();
+  }
+  shape.workgroups = 0;
+  for (auto [op, own] : llvm::zip(body, shapes)) {
+    int64_t count = own.workgroups;
+    if (stage::gridKindOf(&op) == stage::GridKind::PerThread)
+      count = ceilDiv(threadsOf(own), shape.workgroupSize);
+    ranges.push_back(count);
+    shape.workgroups += count;
+  }
+  if (shape.workgroups > kMaxGrid)
+    return dispatch.emitOpError("concurrent stages need ")
+           << shape.workgroups << " workgroups, more than " << kMaxGrid;
+  return success();
+}
+
+/// The body of a fused kernel. OneWorkgroup: stages in order with a barrier
+/// between them; a per-thread stage loops over its workgroups, a mat-vec
+/// walks all its rows in the one workgroup. Concurrent: workgroup w runs the
+/// stage whose range holds it, as that stage's workgroup w - start.
+void buildFused(Block &body, stage::FusionForm form,
+                ArrayRef<KernelShape> shapes, ArrayRef<int64_t> ranges,
+                KernelBuilder &kb) {
+  int64_t size = kb.getWorkgroupSize();
+  if (form == stage::FusionForm::Concurrent) {
+    Value wg = kb.workgroupId();
+    int64_t start = 0;
+    for (auto [op, count] : llvm::zip(body, ranges)) {
+      Value local = kb.sub(wg, kb.index(start));
+      // Unsigned: a workgroup before the range wraps past it.
+      kb.ifThen(kb.ult(local, kb.index(count)), [&] {
+        kb.setVirtualWorkgroup(local, count);
+        buildStage(&op, kb);
+        kb.setVirtualWorkgroup(Value(), 0);
+      });
+      start += count;
+    }
+    return;
+  }
+  bool first = true;
+  for (auto [op, own] : llvm::zip(body, shapes)) {
+    // The next stage may read what this one wrote.
+    if (!first)
+      kb.barrier();
+    first = false;
+    switch (stage::gridKindOf(&op)) {
+    case stage::GridKind::PerThread: {
+      int64_t count = ceilDiv(threadsOf(own), size);
+      kb.forLoop(kb.index(0), kb.index(count), kb.index(1), [&](Value v) {
+        kb.setVirtualWorkgroup(v, count);
+        buildStage(&op, kb);
+        kb.setVirtualWorkgroup(Value(), 0);
+      });
+      break;
+    }
+    case stage::GridKind::RowItems:
+      kb.setVirtualWorkgroup(kb.index(0), 1);
+      buildStage(&op, kb);
+      kb.setVirtualWorkgroup(Value(), 0);
+      break;
+    default:
+      buildStage(&op, kb);
+    }
+  }
+}
+
 LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
                             gpu::GPUModuleOp gpuModule,
                             const StageToGPUOptions &options) {
@@ -91,11 +188,20 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
   // Dory's early exit: the skip flag is the kernel's last binding.
   if (Value flag = dispatch.getSkipFlag())
     bindings.insert(flag);
+  std::optional<stage::FusionForm> form;
+  if (std::optional<StringRef> text = dispatch.getFusion())
+    form = stage::parseFusionForm(*text);
   KernelShape shape = shapes.front();
-  for (const KernelShape &other : shapes)
-    if (shapes.size() > 1 && other.workgroups != 1 || other.workgroupSize != shape.workgroupSize)
-      return dispatch.emitOpError(
-          "fused stages must all run in one workgroup of one size");
+  SmallVector<int64_t> ranges; // Concurrent: each stage's workgroup count
+  if (form) {
+    if (failed(fusedShape(dispatch, *form, shapes, shape, ranges)))
+      return failure();
+  } else {
+    for (const KernelShape &other : shapes)
+      if (shapes.size() > 1 && other.workgroups != 1 || other.workgroupSize != shape.workgroupSize)
+        return dispatch.emitOpError(
+            "fused stages must all run in one workgroup of one size");
+  }
 
   OpBuilder builder(gpuModule.getBodyRegion());
   builder.setInsertionPointToEnd(gpuModule.getBody());
@@ -116,13 +222,17 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
   KernelBuilder kb(builder, loc, func, mapping, shape.workgroupSize,
                    options.subgroupReduce);
   Operation *skipGuard = openSkipGuard(dispatch, kb);
-  bool first = true;
-  for (Operation &op : body) {
-    // Fused single-workgroup stages: the next one may read what this wrote.
-    if (!first)
-      kb.barrier();
-    first = false;
-    buildStage(&op, kb);
+  if (form) {
+    buildFused(body, *form, shapes, ranges, kb);
+  } else {
+    bool first = true;
+    for (Operation &op : body) {
+      // Fused single-workgroup stages: the next one may read what this wrote.
+      if (!first)
+        kb.barrier();
+      first = false;
+      buildStage(&op, kb);
+    }
   }
   if (skipGuard)
     builder.setInsertionPointAfter(skipGuard);
@@ -133,10 +243,13 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
     return host.create<arith::ConstantIndexOp>(loc, v).getResult();
   };
   Value one = dim(1);
-  host.create<gpu::LaunchFuncOp>(
+  auto launch = host.create<gpu::LaunchFuncOp>(
       loc, func, gpu::KernelDim3{dim(shape.workgroups), one, one},
       gpu::KernelDim3{dim(shape.workgroupSize), one, one},
       /*dynamicSharedMemorySize=*/Value(), bindings.getArrayRef());
+  // The fusion pass's estimate travels to the plan (kiln-run --profile).
+  if (Attribute estimate = dispatch->getAttr("stage.estimated_us"))
+    launch->setAttr("stage.estimated_us", estimate);
   dispatch.erase();
   return success();
 }

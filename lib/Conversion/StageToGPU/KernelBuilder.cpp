@@ -29,6 +29,8 @@ Value KernelBuilder::threadId() {
   return b.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
 }
 Value KernelBuilder::workgroupId() {
+  if (virtualWorkgroupId)
+    return virtualWorkgroupId;
   return b.create<gpu::BlockIdOp>(loc, gpu::Dimension::x);
 }
 Value KernelBuilder::globalId() {
@@ -309,49 +311,56 @@ Value KernelBuilder::decodeCodes(Value word) {
   return b.create<arith::SIToFPOp>(loc, vecF32, codes);
 }
 
+Value KernelBuilder::packedGroupDot(Value words, Value group, Value sum,
+                                    stage::MatrixFormat format,
+                                    int64_t columns,
+                                    const std::function<Value(Value)> &input) {
+  auto vecF32 = VectorType::get({4}, b.getF32Type());
+  int64_t width = format == stage::MatrixFormat::f16 ? 8 : 16;
+  // Padding columns of the last group hold zero weights; the input index is
+  // clamped so that they read a real (finite) activation.
+  bool ragged = columns % width != 0;
+  Value base = mul(group, index(width));
+  auto x = [&](int64_t offset) {
+    Value column = add(base, index(offset));
+    if (ragged)
+      column = min(column, index(columns - 1));
+    return input(column);
+  };
+  if (format == stage::MatrixFormat::f16) {
+    auto [even, odd] = decodeHalves(words);
+    Value xEven = b.create<vector::FromElementsOp>(
+        loc, vecF32, ValueRange{x(0), x(2), x(4), x(6)});
+    Value xOdd = b.create<vector::FromElementsOp>(
+        loc, vecF32, ValueRange{x(1), x(3), x(5), x(7)});
+    sum = fadd(sum, fmul(even, xEven));
+    return fadd(sum, fmul(odd, xOdd));
+  }
+  for (int64_t w = 0; w < 4; ++w) {
+    Value word = b.create<vector::ExtractOp>(loc, words, w);
+    Value codes = decodeCodes(word);
+    Value xs = b.create<vector::FromElementsOp>(
+        loc, vecF32,
+        ValueRange{x(4 * w), x(4 * w + 1), x(4 * w + 2), x(4 * w + 3)});
+    sum = fadd(sum, fmul(codes, xs));
+  }
+  return sum;
+}
+
 Value KernelBuilder::packedRowDot(Value weight, Value row, Value firstGroup,
                                   Value endGroup, stage::MatrixFormat format,
                                   int64_t columns,
                                   const std::function<Value(Value)> &input,
                                   Value groupStep) {
   auto vecF32 = VectorType::get({4}, b.getF32Type());
-  int64_t width = format == stage::MatrixFormat::f16 ? 8 : 16;
-  // Padding columns of the last group hold zero weights; the input index is
-  // clamped so that they read a real (finite) activation.
-  bool ragged = columns % width != 0;
   Value zero = b.create<arith::ConstantOp>(
       loc, DenseElementsAttr::get(vecF32, b.getF32FloatAttr(0.0f)));
   Value acc = forLoop(
       firstGroup, endGroup, groupStep ? groupStep : index(1), {zero},
       [&](Value group, ValueRange carried) -> SmallVector<Value> {
         Value words = load(weight, {row, group});
-        Value base = mul(group, index(width));
-        auto x = [&](int64_t offset) {
-          Value column = add(base, index(offset));
-          if (ragged)
-            column = min(column, index(columns - 1));
-          return input(column);
-        };
-        Value sum = carried[0];
-        if (format == stage::MatrixFormat::f16) {
-          auto [even, odd] = decodeHalves(words);
-          Value xEven = b.create<vector::FromElementsOp>(
-              loc, vecF32, ValueRange{x(0), x(2), x(4), x(6)});
-          Value xOdd = b.create<vector::FromElementsOp>(
-              loc, vecF32, ValueRange{x(1), x(3), x(5), x(7)});
-          sum = fadd(sum, fmul(even, xEven));
-          sum = fadd(sum, fmul(odd, xOdd));
-        } else {
-          for (int64_t w = 0; w < 4; ++w) {
-            Value word = b.create<vector::ExtractOp>(loc, words, w);
-            Value codes = decodeCodes(word);
-            Value xs = b.create<vector::FromElementsOp>(
-                loc, vecF32,
-                ValueRange{x(4 * w), x(4 * w + 1), x(4 * w + 2), x(4 * w + 3)});
-            sum = fadd(sum, fmul(codes, xs));
-          }
-        }
-        return {sum};
+        return {packedGroupDot(words, group, carried[0], format, columns,
+                               input)};
       })[0];
   return b.create<vector::ReductionOp>(loc, vector::CombiningKind::ADD, acc);
 }

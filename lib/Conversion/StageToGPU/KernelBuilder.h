@@ -54,6 +54,18 @@ public:
   mlir::Value workgroupId();
   /// workgroupId * workgroupSize + threadId.
   mlir::Value globalId();
+  /// A fused kernel (docs/fusion.md) runs a stage on a range of its
+  /// workgroups, or loops over the stage's workgroups inside one: while set,
+  /// workgroupId() is `id` and gridWorkgroups() is `count`. Null restores.
+  void setVirtualWorkgroup(mlir::Value id, int64_t count) {
+    virtualWorkgroupId = id;
+    virtualWorkgroups = count;
+  }
+  /// Workgroups the stage runs on: `launched` (its own grid) unless a fused
+  /// kernel set a virtual workgroup range.
+  int64_t gridWorkgroups(int64_t launched) const {
+    return virtualWorkgroupId ? virtualWorkgroups : launched;
+  }
 
   // Index arithmetic.
   mlir::Value add(mlir::Value a, mlir::Value c);
@@ -125,6 +137,12 @@ public:
                            stage::MatrixFormat format, int64_t columns,
                            const std::function<mlir::Value(mlir::Value)> &input,
                            mlir::Value groupStep = {});
+  /// `sum` (vector<4xf32>) plus the products of one loaded 16-byte group
+  /// `words` (group index `group`) of a packed row with x; see packedRowDot.
+  mlir::Value packedGroupDot(mlir::Value words, mlir::Value group,
+                             mlir::Value sum, stage::MatrixFormat format,
+                             int64_t columns,
+                             const std::function<mlir::Value(mlir::Value)> &input);
   /// Decodes the 8 halves of a vector<4xi32> into (even, odd) vector<4xf32>:
   /// even = halves 0,2,4,6 (low 16 bits of each word), odd = 1,3,5,7.
   std::pair<mlir::Value, mlir::Value> decodeHalves(mlir::Value words);
@@ -140,6 +158,8 @@ private:
   int64_t workgroupSize;
   bool subgroupReduce;
   mlir::Value scratch;
+  mlir::Value virtualWorkgroupId;
+  int64_t virtualWorkgroups = 0;
 };
 
 // One entry per stage kind: the launch shape and the body builder. Each lives

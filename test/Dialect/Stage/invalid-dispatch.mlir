@@ -28,3 +28,40 @@ func.func @foreign(%x: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+func.func @bad_form(%x: memref<4xf32>, %y: memref<4xf32>) {
+  // expected-error @+1 {{fusion must be "one_workgroup" or "concurrent", got "sideways"}}
+  stage.dispatch attributes {fusion = "sideways"} {
+    stage.add ins(%x, %x : memref<4xf32>, memref<4xf32>) out(%y : memref<4xf32>)
+    stage.add ins(%x, %x : memref<4xf32>, memref<4xf32>) out(%y : memref<4xf32>)
+  }
+  return
+}
+
+// -----
+
+// Concurrent stages run at once: one may not read what another writes.
+func.func @dependent_concurrent(%x: memref<4xf32>, %y: memref<4xf32>, %z: memref<4xf32>) {
+  // expected-error @+1 {{fusion "concurrent": stage #1 ('stage.add') touches a buffer stage #0 ('stage.add') writes (or the other way round): concurrent stages must be independent}}
+  stage.dispatch attributes {fusion = "concurrent"} {
+    stage.add ins(%x, %x : memref<4xf32>, memref<4xf32>) out(%y : memref<4xf32>)
+    stage.add ins(%y, %x : memref<4xf32>, memref<4xf32>) out(%z : memref<4xf32>)
+  }
+  return
+}
+
+// -----
+
+func.func @per_head_in_one_workgroup(%cq: memref<68xf32>, %z: memref<36xf32>, %a: memref<3xf32>,
+                                     %n: memref<12xf32>, %s: memref<3x16x12xf32>, %o: memref<36xf32>, %p: memref<36xf32>) {
+  // expected-error @+1 {{fusion "one_workgroup": stage #0 ('stage.gdn_step') needs a workgroup per head: it cannot run inside one workgroup}}
+  stage.dispatch attributes {fusion = "one_workgroup"} {
+    stage.gdn_step qkv(%cq : memref<68xf32>) z(%z : memref<36xf32>) a(%a : memref<3xf32>) b(%a : memref<3xf32>)
+        a_log(%a : memref<3xf32>) dt_bias(%a : memref<3xf32>) norm(%n : memref<12xf32>)
+        state(%s : memref<3x16x12xf32>) out(%o : memref<36xf32>) {num_k_heads = 1 : i64, eps = 1.0e-06 : f32}
+    stage.add ins(%o, %o : memref<36xf32>, memref<36xf32>) out(%p : memref<36xf32>)
+  }
+  return
+}

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Dialect/Stage/IR/StageOps.h"
+#include "kiln/Dialect/Stage/IR/StageFusion.h"
 
 #include "BufferRules.h"
 
@@ -56,12 +57,25 @@ LogicalResult DispatchOp::verify() {
     return emitOpError("must hold at least one stage");
   int64_t count = 0;
   bool allSingleWorkgroup = true;
+  SmallVector<Operation *> stages;
   for (Operation &op : block) {
     if (op.getDialect() != getOperation()->getDialect() || isa<DispatchOp>(op))
       return emitOpError("may hold only stage ops, found '")
              << op.getName() << "'";
     ++count;
     allSingleWorkgroup &= isSingleWorkgroupStage(&op);
+    stages.push_back(&op);
+  }
+  // A fused form (StageFusion.h, docs/fusion.md) has its own rules.
+  if (std::optional<StringRef> fusion = getFusion()) {
+    std::optional<FusionForm> form = parseFusionForm(*fusion);
+    if (!form)
+      return emitOpError("fusion must be \"one_workgroup\" or \"concurrent\", got \"")
+             << *fusion << "\"";
+    std::string whyNot;
+    if (!canFuse(*form, stages, whyNot))
+      return emitOpError("fusion \"") << *fusion << "\": " << whyNot;
+    return success();
   }
   if (count > 1 && !allSingleWorkgroup)
     return emitOpError("with ")
@@ -120,7 +134,7 @@ LogicalResult RMSNormOp::verify() {
 
 int64_t MatVecOp::getRows() {
   auto type = llvm::cast<MemRefType>(getWeight().getType());
-  return type.getDimSize(0);
+  return type.getDimSize(0) / std::max<int64_t>(getNumExperts(), 1);
 }
 int64_t MatVecOp::getColumns() { return dim(getInput(), 0); }
 int64_t MatVecOp::getGroupWidth() {
@@ -130,6 +144,21 @@ int64_t MatVecOp::getGroupWidth() {
 LogicalResult MatVecOp::verify() {
   if (failed(verifyBuffers(*this)))
     return failure();
+  // A routed expert: E matrices stacked row-wise, picked by a device word.
+  int64_t experts = getNumExperts();
+  if (experts < 1)
+    return emitOpError("experts must be at least 1, got ") << experts;
+  if (experts > 1 && !getExpert())
+    return emitOpError("experts = ")
+           << experts << " needs an expert operand (the index stage.router "
+                         "writes) to pick one";
+  if (getExpert() && failed(expectSize(*this, "expert", getExpert(), 1,
+                                       "one selected index")))
+    return failure();
+  if (dim(getWeight(), 0) % experts != 0)
+    return emitOpError("weight has ")
+           << dim(getWeight(), 0) << " rows, not a multiple of experts ("
+           << experts << "): the candidates are stacked row-wise";
   int64_t rows = getRows(), columns = getColumns();
   int64_t groups = ceilDiv(columns, getGroupWidth());
   if (dim(getWeight(), 1) != groups)
@@ -143,8 +172,16 @@ LogicalResult MatVecOp::verify() {
     return emitOpError(quantized ? "q8_2f needs a row_scale operand"
                                  : "f16 takes no row_scale operand");
   if (getRowScale() &&
-      failed(expectSize(*this, "row_scale", getRowScale(), rows,
-                        "one scale per row")))
+      failed(expectSize(*this, "row_scale", getRowScale(), experts * rows,
+                        experts > 1 ? "one scale per row of each expert"
+                                    : "one scale per row")))
+    return failure();
+  if (getColScale() && !quantized)
+    return emitOpError("f16 takes no col_scale operand");
+  if (getColScale() &&
+      failed(expectSize(*this, "col_scale", getColScale(), experts * columns,
+                        experts > 1 ? "one scale per column of each expert"
+                                    : "one scale per column")))
     return failure();
   bool gated = getActivation() == Activation::silu_mul;
   if (gated != static_cast<bool>(getUp()))

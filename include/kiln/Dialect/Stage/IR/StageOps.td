@@ -99,6 +99,21 @@ def Stage_DispatchOp : Stage_Op<"dispatch", [SingleBlock, NoTerminator,
     `%flag` is non-zero (written by `stage.exit_test`). The flag becomes the
     kernel's last binding.
 
+    Fusion (`--kiln-fuse-dispatches`, docs/fusion.md) names its form in
+    `fusion`: `"one_workgroup"` runs the stages in one workgroup in order
+    with a workgroup barrier between them (a stage of many workgroups walks
+    them in turn; no stage needing a workgroup per head); `"concurrent"` runs
+    independent stages side by side on disjoint workgroup ranges of one grid.
+
+    ```mlir
+    stage.dispatch "norm__proj" attributes {fusion = "one_workgroup"} {
+      stage.rmsnorm residual(%h : memref<64xf32>) weight(%w : memref<64xf32>)
+          outs(%x : memref<64xf32>) {eps = 1.0e-06 : f32}
+      stage.matvec weight(%m : memref<16x8xvector<4xi32>>) input(%x : memref<64xf32>)
+          out(%y : memref<16xf32>) {format = #stage.format<f16>}
+    }
+    ```
+
     ```mlir
     stage.dispatch "pass1_prep" skip_if(%exit : memref<1xi32>)[0] {
       stage.dory_mix hidden(%h : memref<64xf32>) entry(%in : memref<64xf32>)
@@ -108,7 +123,8 @@ def Stage_DispatchOp : Stage_Op<"dispatch", [SingleBlock, NoTerminator,
   }];
   let arguments = (ins OptionalAttr<StrAttr>:$kernel_name,
                        Optional<Stage_Words>:$skip_flag,
-                       OptionalAttr<I64Attr>:$skip_word);
+                       OptionalAttr<I64Attr>:$skip_word,
+                       OptionalAttr<StrAttr>:$fusion);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     ($kernel_name^)?
@@ -196,22 +212,42 @@ def Stage_MatVecOp : Stage_Op<"matvec", [AttrSizedOperandSegments]> {
     (row, chunk) whose threads read the chunk's 16-byte groups side by side
     (coalesced), then a workgroup reduction.
 
+    `col_scale` (q8_2f only) applies the column field inside the stage,
+    `x[c] · col_scale[c]` (x after the activation), for an input its producer
+    could not fold.
+
+    A routed expert (MODELS.md "FFN") is the matrix an `expert` index picks
+    on the device: `expert` is the one word `stage.router` writes, `experts
+    = E` the candidates, stacked in `weight` as E·R rows (expert e's row r is
+    row e·R + r), and `row_scale` / `col_scale` likewise hold E·R / E·C
+    values (`experts` defaults to 1). The output has R rows. An index ≥ E reads expert E−1, so a
+    stray word never reads outside the buffer.
+
     ```mlir
     stage.matvec weight(%w : memref<72x25xvector<4xi32>>)
         input(%x : memref<200xf32>) out(%y : memref<72xf32>)
         {format = #stage.format<f16>}
+    stage.matvec weight(%we : memref<384x5xvector<4xi32>>)
+        expert(%sel : memref<1xi32>) row_scale(%se : memref<384xf32>)
+        col_scale(%te : memref<288xf32>) input(%x : memref<72xf32>)
+        out(%y : memref<96xf32>) {experts = 4 : i64, format = #stage.format<q8_2f>}
     ```
   }];
-  let arguments = (ins Stage_PackedMatrix:$weight, Optional<Stage_Vector>:$row_scale,
+  let arguments = (ins Stage_PackedMatrix:$weight, Optional<Stage_Words>:$expert,
+                       Optional<Stage_Vector>:$row_scale,
+                       Optional<Stage_Vector>:$col_scale,
                        Stage_Vector:$input, Optional<Stage_Vector>:$up,
                        Stage_VectorOrPlanes:$out, Optional<Stage_Vector>:$fold,
                        Stage_MatrixFormatAttr:$format,
                        DefaultValuedAttr<Stage_ActivationAttr, "::kiln::stage::Activation::none">:$activation,
                        DefaultValuedAttr<I64Attr, "1">:$split_k,
-                       UnitAttr:$accumulate);
+                       UnitAttr:$accumulate,
+                       DefaultValuedAttr<I64Attr, "1">:$experts);
   let assemblyFormat = [{
     `weight` `(` $weight `:` type($weight) `)`
+    (`expert` `(` $expert^ `:` type($expert) `)`)?
     (`row_scale` `(` $row_scale^ `:` type($row_scale) `)`)?
+    (`col_scale` `(` $col_scale^ `:` type($col_scale) `)`)?
     `input` `(` $input `:` type($input) `)`
     (`up` `(` $up^ `:` type($up) `)`)?
     `out` `(` $out `:` type($out) `)`
@@ -219,10 +255,13 @@ def Stage_MatVecOp : Stage_Op<"matvec", [AttrSizedOperandSegments]> {
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
+    /// Output rows: one expert's rows when `expert` is given.
     int64_t getRows();
     int64_t getColumns();
     /// Columns per 16-byte group: 8 for f16, 16 for q8_2f.
     int64_t getGroupWidth();
+    /// Candidate matrices stacked in `weight` (1 without `expert`).
+    int64_t getNumExperts() { return static_cast<int64_t>(getExperts()); }
   }];
 }
 

@@ -1,0 +1,76 @@
+//===- StageFusion.h - Which stages may share one kernel --------*- C++ -*-===//
+//
+// The rules of what one stage.dispatch may hold, stated once: the dispatch
+// verifier enforces them, convert-stage-to-gpu lowers by them and
+// --kiln-fuse-dispatches asks them before merging dispatches
+// (docs/fusion.md). A dependence that would need a grid-wide barrier never
+// stays inside one kernel.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_DIALECT_STAGE_IR_STAGEFUSION_H
+#define KILN_DIALECT_STAGE_IR_STAGEFUSION_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+#include <string>
+
+namespace kiln::stage {
+
+/// How a stage's kernel uses its grid (docs/stages.md, "Kernel shapes").
+enum class GridKind {
+  /// One workgroup walks the data with strides and reduces across its lanes
+  /// (rmsnorm, router, cluster_logits, slerp, dory_mix).
+  SingleWorkgroup,
+  /// Global thread t does work no other thread depends on, guarded by the
+  /// size (elementwise ops, conv_ring, embed_gather, rope_kv_write): any
+  /// workgroup size, any number of workgroups covering the threads.
+  PerThread,
+  /// stage.matvec: a workgroup per (row, chunk) item, walking items with the
+  /// grid's stride: any workgroup size, any number of workgroups.
+  RowItems,
+  /// A workgroup per head whose lanes cooperate (gdn_step, attention,
+  /// head_rows, dory_prep): its own workgroup size and count.
+  PerWorkgroup,
+  /// Stages this file does not know (Dory's far field, exit test, stages
+  /// added later): never fused.
+  Opaque,
+};
+GridKind gridKindOf(mlir::Operation *stage);
+
+/// The fused forms of a dispatch of several stages (`fusion` attribute).
+enum class FusionForm {
+  /// One workgroup runs the stages in order with a workgroup barrier between
+  /// them; a stage of many workgroups walks them in turn. Any dependence
+  /// between the stages is workgroup-local. Kinds: SingleWorkgroup,
+  /// PerThread, RowItems.
+  OneWorkgroup,
+  /// Independent stages side by side on disjoint ranges of one grid: no
+  /// stage touches what another writes. Kinds: all but Opaque.
+  Concurrent,
+};
+std::optional<FusionForm> parseFusionForm(llvm::StringRef text);
+llvm::StringRef fusionFormName(FusionForm form);
+
+/// The buffers a stage writes (read too when it updates in place). A stage
+/// this file does not know writes every operand.
+llvm::SmallVector<mlir::Value> writtenBuffers(mlir::Operation *stage);
+
+/// Whether two buffers may share bytes: the same value, or two function
+/// arguments whose `kiln.buffer` placements (slot, byte_offset, byte_size)
+/// overlap (an argument without byte_size overlaps its whole slot).
+bool buffersMayAlias(mlir::Value a, mlir::Value b);
+
+/// Whether either stage writes a buffer the other touches.
+bool stagesConflict(mlir::Operation *a, mlir::Operation *b);
+
+/// Whether `stages` may form one dispatch of `form`; otherwise `whyNot`
+/// names the stage and the rule.
+bool canFuse(FusionForm form, llvm::ArrayRef<mlir::Operation *> stages,
+             std::string &whyNot);
+
+} // namespace kiln::stage
+
+#endif // KILN_DIALECT_STAGE_IR_STAGEFUSION_H

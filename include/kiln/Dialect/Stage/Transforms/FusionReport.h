@@ -1,0 +1,50 @@
+//===- FusionReport.h - What fusion decided, as text ------------*- C++ -*-===//
+//
+// The dispatches of each function after --kiln-fuse-dispatches, their
+// stages, fused form and estimated µs, and the per-token total. Built from
+// the IR alone (the pass leaves its estimates as attributes), so
+// kiln-compile prints it for --fusion-report without the pass handing
+// anything over.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_DIALECT_STAGE_TRANSFORMS_FUSIONREPORT_H
+#define KILN_DIALECT_STAGE_TRANSFORMS_FUSIONREPORT_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+#include <vector>
+
+namespace kiln::stage {
+
+/// f64 on every dispatch after the pass: kernel + boundary, µs.
+inline constexpr const char *kEstimatedMicrosAttr = "stage.estimated_us";
+/// String on the module after the pass: the target the estimates are for.
+inline constexpr const char *kTargetNameAttr = "stage.cost_target";
+
+struct DispatchReport {
+  std::string name;
+  std::string form;                ///< "" (one stage), one_workgroup, concurrent
+  std::vector<std::string> stages; ///< op names without the dialect prefix
+  double micros = -1;              ///< negative: no estimate
+};
+
+struct FunctionReport {
+  std::string function;
+  std::vector<DispatchReport> dispatches;
+  double totalMicros() const;
+};
+
+struct FusionReport {
+  std::string target;
+  std::vector<FunctionReport> functions;
+};
+
+FusionReport buildFusionReport(mlir::ModuleOp module);
+
+/// One line per dispatch, then the per-token total of each function.
+std::string formatFusionReport(const FusionReport &report);
+
+} // namespace kiln::stage
+
+#endif // KILN_DIALECT_STAGE_TRANSFORMS_FUSIONREPORT_H

@@ -1,0 +1,72 @@
+//===- Passes.td - Passes on Kiln's stage level -------------*- tablegen -*-===//
+#ifndef KILN_DIALECT_STAGE_TRANSFORMS_PASSES_TD
+#define KILN_DIALECT_STAGE_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def KilnFuseDispatches : Pass<"kiln-fuse-dispatches", "::mlir::ModuleOp"> {
+  let summary = "Merge stage.dispatch regions where the cost model says one kernel is faster";
+  let description = [{
+    In every function, each run of consecutive `stage.dispatch` ops is first
+    put in ASAP order (a dispatch moves up past every dispatch it shares no
+    written buffer with, aliasing slots of the memory plan included, so
+    siblings such as the projections of one norm sit side by side), then cut
+    into groups by `kiln::cost::choosePartition`: dynamic programming over
+    the dispatch order where a group is legal when its stages fit a fused
+    form (StageFusion.h, docs/fusion.md: `one_workgroup`, any dependence
+    kept inside one workgroup; `concurrent`, independent stages on disjoint
+    workgroup ranges) and costs the target's estimate of that form plus one
+    boundary. A group of several dispatches becomes one dispatch named after
+    them (joined by `__`) with its form in `fusion`. Every dispatch gets
+    `stage.estimated_us` (f64): kernel plus boundary, the boundary without a
+    barrier when it shares nothing with the dispatches since the last one.
+    Stages with no fused form (Dory's far field, the exit test, stages this
+    pass does not know) stay alone.
+
+    The target comes from `target-file`, else `target` (a name looked up as
+    `<target-dir>/<name>.json`), else the module attribute `kiln.target` (a
+    name, or a dictionary with the descriptor's JSON fields).
+
+    Before (boundary 8 µs, a small projection):
+    ```mlir
+    stage.dispatch "norm" {
+      stage.rmsnorm residual(%h : memref<64xf32>) weight(%w : memref<64xf32>)
+          outs(%x : memref<64xf32>) {eps = 1.0e-06 : f32}
+    }
+    stage.dispatch "proj" {
+      stage.matvec weight(%m : memref<16x8xvector<4xi32>>) input(%x : memref<64xf32>)
+          out(%y : memref<16xf32>) {format = #stage.format<f16>}
+    }
+    ```
+    After:
+    ```mlir
+    stage.dispatch "norm__proj" attributes {fusion = "one_workgroup",
+                                            stage.estimated_us = 8.1 : f64} {
+      stage.rmsnorm ...
+      stage.matvec ...
+    }
+    ```
+  }];
+  let options = [
+    Option<"targetName", "target", "std::string", /*default=*/"\"\"",
+           "Target descriptor name, read from <target-dir>/<name>.json">,
+    Option<"targetFile", "target-file", "std::string", /*default=*/"\"\"",
+           "Path of a target descriptor (wins over target and kiln.target)">,
+    Option<"targetDir", "target-dir", "std::string", /*default=*/"KILN_DEFAULT_TARGET_DIR",
+           "Folder searched for <target>.json">,
+    Option<"boundaryMicros", "boundary-us", "double", /*default=*/"-1.0",
+           "Override both boundary costs of the target, in µs (tests); negative keeps the target's">,
+    Option<"maxGroup", "max-group", "unsigned", /*default=*/"64",
+           "Most dispatches merged into one">,
+    Option<"maxBindings", "max-bindings", "unsigned", /*default=*/"31",
+           "Most buffers one fused kernel binds (Metal has 31 buffer slots; lavapipe 32 storage buffers per stage)">,
+    Option<"reorder", "reorder", "bool", /*default=*/"true",
+           "Put each run of dispatches in ASAP order before partitioning">,
+    Option<"fuse", "fuse", "bool", /*default=*/"true",
+           "Merge dispatches; false only annotates the estimates (one stage per dispatch)">,
+    Option<"emitReport", "emit-report", "bool", /*default=*/"false",
+           "Emit the fusion report (formatFusionReport) as a remark">
+  ];
+}
+
+#endif // KILN_DIALECT_STAGE_TRANSFORMS_PASSES_TD

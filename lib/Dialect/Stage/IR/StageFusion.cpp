@@ -1,0 +1,174 @@
+//===- StageFusion.cpp - Which stages may share one kernel ----------------===//
+//
+// Two fused forms (docs/fusion.md). OneWorkgroup: everything runs in one
+// workgroup, so a workgroup barrier between stages orders every dependence.
+// Concurrent: independent stages on disjoint workgroup ranges of one grid,
+// so nothing needs ordering at all.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Dialect/Stage/IR/StageFusion.h"
+
+#include "kiln/Dialect/Stage/IR/StageOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace kiln::stage {
+
+GridKind gridKindOf(Operation *stage) {
+  if (isa<RMSNormOp, RouterOp, ClusterLogitsOp, SlerpOp, DoryMixOp>(stage))
+    return GridKind::SingleWorkgroup;
+  if (isa<SiluMulOp, AddOp, MulOp, SigmoidGateOp, ConvRingOp, EmbedGatherOp,
+          RopeKvWriteOp>(stage))
+    return GridKind::PerThread;
+  if (isa<MatVecOp>(stage))
+    return GridKind::RowItems;
+  if (isa<GdnStepOp, AttentionOp, HeadRowsOp, DoryPrepOp>(stage))
+    return GridKind::PerWorkgroup;
+  return GridKind::Opaque;
+}
+
+std::optional<FusionForm> parseFusionForm(StringRef text) {
+  if (text == "one_workgroup")
+    return FusionForm::OneWorkgroup;
+  if (text == "concurrent")
+    return FusionForm::Concurrent;
+  return std::nullopt;
+}
+
+StringRef fusionFormName(FusionForm form) {
+  return form == FusionForm::OneWorkgroup ? "one_workgroup" : "concurrent";
+}
+
+SmallVector<Value> writtenBuffers(Operation *stage) {
+  SmallVector<Value> written;
+  auto add = [&](Value v) {
+    if (v)
+      written.push_back(v);
+  };
+  llvm::TypeSwitch<Operation *>(stage)
+      .Case<EmbedGatherOp, MatVecOp, AttentionOp, ClusterLogitsOp, HeadRowsOp,
+            SiluMulOp, AddOp, MulOp, SigmoidGateOp>(
+          [&](auto op) { add(op.getOut()); })
+      .Case([&](RMSNormOp op) {
+        // The residual is written back only when partial planes are added.
+        if (op.getPartials())
+          add(op.getResidual());
+        for (Value out : op.getOuts())
+          add(out);
+      })
+      .Case([&](ConvRingOp op) {
+        add(op.getRing());
+        add(op.getOut());
+      })
+      .Case([&](GdnStepOp op) {
+        add(op.getState());
+        add(op.getOut());
+      })
+      .Case<RopeKvWriteOp, DoryPrepOp>([&](auto op) {
+        add(op.getQOut());
+        add(op.getKRing());
+        add(op.getVRing());
+      })
+      .Case([&](RouterOp op) { add(op.getSelected()); })
+      .Case([&](SlerpOp op) { add(op.getHidden()); })
+      .Case([&](DoryMixOp op) {
+        // Modes write different subsets; all three is the safe answer.
+        add(op.getHidden());
+        add(op.getState());
+        add(op.getEntry());
+      })
+      .Default([&](Operation *other) {
+        // A stage this file does not know: it may write any operand.
+        for (Value v : other->getOperands())
+          add(v);
+      });
+  return written;
+}
+
+namespace {
+
+struct Placement {
+  int64_t slot, begin, end; // end < 0: to the end of the slot
+};
+
+std::optional<Placement> placementOf(Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (!arg)
+    return std::nullopt;
+  auto func = dyn_cast_or_null<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  if (!func || arg.getOwner() != &func.getFunctionBody().front())
+    return std::nullopt;
+  auto dict = func.getArgAttrOfType<DictionaryAttr>(arg.getArgNumber(), "kiln.buffer");
+  if (!dict)
+    return std::nullopt;
+  auto slot = dict.getAs<IntegerAttr>("slot");
+  if (!slot)
+    return std::nullopt;
+  auto offset = dict.getAs<IntegerAttr>("byte_offset");
+  auto size = dict.getAs<IntegerAttr>("byte_size");
+  int64_t begin = offset ? offset.getInt() : 0;
+  return Placement{slot.getInt(), begin, size ? begin + size.getInt() : -1};
+}
+
+std::string describe(Operation *stage, size_t index) {
+  return "stage #" + std::to_string(index) + " ('" +
+         stage->getName().getStringRef().str() + "')";
+}
+
+} // namespace
+
+bool buffersMayAlias(Value a, Value b) {
+  if (a == b)
+    return true;
+  std::optional<Placement> pa = placementOf(a), pb = placementOf(b);
+  if (!pa || !pb || pa->slot != pb->slot)
+    return false;
+  bool aBeforeB = pa->end >= 0 && pa->end <= pb->begin;
+  bool bBeforeA = pb->end >= 0 && pb->end <= pa->begin;
+  return !aBeforeB && !bBeforeA;
+}
+
+bool stagesConflict(Operation *a, Operation *b) {
+  auto writesTouched = [](Operation *writer, Operation *other) {
+    for (Value written : writtenBuffers(writer))
+      for (Value touched : other->getOperands())
+        if (buffersMayAlias(written, touched))
+          return true;
+    return false;
+  };
+  return writesTouched(a, b) || writesTouched(b, a);
+}
+
+bool canFuse(FusionForm form, ArrayRef<Operation *> stages, std::string &whyNot) {
+  for (auto [index, stage] : llvm::enumerate(stages)) {
+    GridKind kind = gridKindOf(stage);
+    if (kind == GridKind::Opaque) {
+      whyNot = describe(stage, index) + " has no fused form";
+      return false;
+    }
+    if (form == FusionForm::OneWorkgroup && kind == GridKind::PerWorkgroup) {
+      whyNot = describe(stage, index) +
+               " needs a workgroup per head: it cannot run inside one workgroup";
+      return false;
+    }
+  }
+  if (form == FusionForm::Concurrent) {
+    for (size_t i = 0; i < stages.size(); ++i)
+      for (size_t j = i + 1; j < stages.size(); ++j)
+        if (stagesConflict(stages[i], stages[j])) {
+          whyNot = describe(stages[j], j) + " touches a buffer " +
+                   describe(stages[i], i) +
+                   " writes (or the other way round): concurrent stages "
+                   "must be independent";
+          return false;
+        }
+  }
+  return true;
+}
+
+} // namespace kiln::stage

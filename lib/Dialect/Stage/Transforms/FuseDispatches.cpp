@@ -1,0 +1,328 @@
+//===- FuseDispatches.cpp - Merge dispatches where one kernel is faster ---===//
+//
+// Per run of consecutive stage.dispatch ops: ASAP reordering (so that
+// independent siblings are neighbours), then dynamic programming over the
+// dispatch order (kiln::cost::choosePartition) with the legality of
+// StageFusion.h and the target's cost model, then the chosen groups are
+// merged in place. Existing dispatches are units: a dispatch is never split.
+//
+// The partition is chosen with a barrier at every boundary: whether a
+// boundary needs one depends on the groups before it, which the DP does not
+// track. The cheaper boundary of an independent dispatch is applied
+// afterwards, in the estimates (docs/fusion.md).
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Dialect/Stage/Transforms/Passes.h"
+
+#include "kiln/Cost/CostModel.h"
+#include "kiln/Cost/Partition.h"
+#include "kiln/Dialect/Stage/IR/StageFusion.h"
+#include "kiln/Dialect/Stage/IR/StageOps.h"
+#include "kiln/Dialect/Stage/Transforms/FusionReport.h"
+#include "kiln/Dialect/Stage/Transforms/StageCostAnalysis.h"
+#include "kiln/Dialect/Stage/Transforms/TargetSelection.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+using namespace mlir;
+
+namespace kiln::stage {
+
+#define GEN_PASS_DEF_KILNFUSEDISPATCHES
+#include "kiln/Dialect/Stage/Transforms/Passes.h.inc"
+
+namespace {
+
+/// Maximal runs of consecutive dispatches in every block of `func`; any
+/// other op between two dispatches ends a run.
+SmallVector<SmallVector<DispatchOp>> dispatchRuns(FunctionOpInterface func) {
+  SmallVector<SmallVector<DispatchOp>> runs;
+  func->walk([&](Block *block) {
+    SmallVector<DispatchOp> run;
+    for (Operation &op : *block) {
+      if (auto dispatch = dyn_cast<DispatchOp>(op)) {
+        run.push_back(dispatch);
+        continue;
+      }
+      if (!run.empty())
+        runs.push_back(std::move(run));
+      run.clear();
+    }
+    if (!run.empty())
+      runs.push_back(std::move(run));
+  });
+  return runs;
+}
+
+SmallVector<Operation *> stagesOf(DispatchOp d) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : d.getBody().front())
+    ops.push_back(&op);
+  return ops;
+}
+
+/// Dispatches fuse only under the same skip condition (Dory's early exit).
+bool sameSkipCondition(DispatchOp a, DispatchOp b) {
+  return a.getSkipFlag() == b.getSkipFlag() && a.getSkipWord() == b.getSkipWord();
+}
+
+/// Whether one dispatch writes what the other touches (its skip flag too).
+bool dispatchesConflict(DispatchOp a, DispatchOp b) {
+  for (Operation *x : stagesOf(a))
+    for (Operation *y : stagesOf(b))
+      if (stagesConflict(x, y))
+        return true;
+  auto writesFlag = [](DispatchOp writer, DispatchOp reader) {
+    Value flag = reader.getSkipFlag();
+    if (!flag)
+      return false;
+    for (Operation *x : stagesOf(writer))
+      for (Value written : writtenBuffers(x))
+        if (buffersMayAlias(written, flag))
+          return true;
+    return false;
+  };
+  return writesFlag(a, b) || writesFlag(b, a);
+}
+
+/// ASAP order: a dispatch's level is one more than the highest level of an
+/// earlier dispatch it conflicts with; a stable sort by level keeps every
+/// conflicting pair in order.
+SmallVector<DispatchOp> reorderRun(ArrayRef<DispatchOp> run) {
+  SmallVector<int64_t> level(run.size(), 0);
+  for (size_t j = 0; j < run.size(); ++j)
+    for (size_t i = 0; i < j; ++i)
+      if (level[i] + 1 > level[j] && dispatchesConflict(run[i], run[j]))
+        level[j] = level[i] + 1;
+  SmallVector<size_t> order(run.size());
+  for (size_t i = 0; i < run.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return level[a] < level[b]; });
+  SmallVector<DispatchOp> sorted;
+  for (size_t i : order)
+    sorted.push_back(run[i]);
+  Operation *anchor = run.back()->getNextNode();
+  for (DispatchOp d : sorted) {
+    if (anchor)
+      d->moveBefore(anchor);
+    else
+      d->moveBefore(d->getBlock(), d->getBlock()->end());
+  }
+  return sorted;
+}
+
+/// The estimate of one kernel holding `stages` in `form` (no form: the
+/// stage's own grid), without its boundary.
+double kernelMicros(const cost::CostModel &model, ArrayRef<Operation *> stages,
+                    std::optional<FusionForm> form) {
+  std::vector<cost::StageCost> costs;
+  for (Operation *op : stages)
+    costs.push_back(stageCostOf(op));
+  if (!form || *form == FusionForm::OneWorkgroup) {
+    // One stage alone runs on its own grid; fused, everything is squeezed
+    // into one workgroup (old-style dispatches of several single-workgroup
+    // stages are that too).
+    if (costs.size() == 1 && !form)
+      return model.stageMicros(costs[0], costs[0].workgroups);
+    double t = 0;
+    for (const cost::StageCost &c : costs)
+      t += model.stageMicros(c, 1);
+    return t;
+  }
+  // Concurrent: the stages share the device; none finishes sooner than alone.
+  cost::StageCost merged;
+  merged.workgroups = 0;
+  merged.isMatvec = true;
+  double slowest = 0;
+  for (const cost::StageCost &c : costs) {
+    merged.bytesRead += c.bytesRead;
+    merged.bytesWritten += c.bytesWritten;
+    merged.flops += c.flops;
+    merged.workgroups += c.workgroups;
+    merged.isMatvec &= c.isMatvec;
+    slowest = std::max(slowest, model.stageMicros(c, c.workgroups));
+  }
+  return std::max(slowest, model.stageMicros(merged, merged.workgroups));
+}
+
+std::optional<FusionForm> formOf(DispatchOp d) {
+  if (std::optional<StringRef> text = d.getFusion())
+    return parseFusionForm(*text);
+  if (stagesOf(d).size() > 1)
+    return FusionForm::OneWorkgroup;
+  return std::nullopt;
+}
+
+/// Concurrent stages share one workgroup size: a stage with a workgroup per
+/// head (head-workgroup-size) does not mix with a reduction over a whole
+/// workgroup (reduce-workgroup-size) or a mat-vec (sized by its rows).
+bool concurrentSizesAgree(ArrayRef<Operation *> stages) {
+  bool perHead = false, wide = false;
+  for (Operation *op : stages) {
+    GridKind kind = gridKindOf(op);
+    perHead |= kind == GridKind::PerWorkgroup;
+    wide |= kind == GridKind::SingleWorkgroup || kind == GridKind::RowItems;
+  }
+  return !(perHead && wide);
+}
+
+struct GroupChoice {
+  std::optional<FusionForm> form;
+  double micros = 0;
+};
+
+/// The best legal form for stages of dispatches [i, j), if any.
+std::optional<GroupChoice> chooseForm(const cost::CostModel &model,
+                                      ArrayRef<DispatchOp> run, size_t i, size_t j,
+                                      unsigned maxBindings) {
+  if (j - i == 1) {
+    DispatchOp d = run[i];
+    return GroupChoice{formOf(d), kernelMicros(model, stagesOf(d), formOf(d))};
+  }
+  SmallVector<Operation *> all;
+  for (size_t k = i; k < j; ++k) {
+    if (!sameSkipCondition(run[i], run[k]))
+      return std::nullopt;
+    all.append(stagesOf(run[k]));
+  }
+  // One binding per distinct buffer (and the skip flag): the kernel must fit
+  // the device's storage buffers per stage.
+  llvm::SmallPtrSet<void *, 32> buffers;
+  for (Operation *op : all)
+    for (Value v : op->getOperands())
+      buffers.insert(v.getAsOpaquePointer());
+  if (Value flag = DispatchOp(run[i]).getSkipFlag())
+    buffers.insert(flag.getAsOpaquePointer());
+  if (buffers.size() > maxBindings)
+    return std::nullopt;
+  std::optional<GroupChoice> best;
+  std::string whyNot;
+  for (FusionForm form : {FusionForm::OneWorkgroup, FusionForm::Concurrent}) {
+    if (!canFuse(form, all, whyNot))
+      continue;
+    if (form == FusionForm::Concurrent && !concurrentSizesAgree(all))
+      continue;
+    double t = kernelMicros(model, all, form);
+    if (!best || t < best->micros)
+      best = GroupChoice{form, t};
+  }
+  return best;
+}
+
+void mergeGroup(ArrayRef<DispatchOp> group, std::optional<FusionForm> form) {
+  DispatchOp first = group.front();
+  std::string name;
+  for (DispatchOp d : group)
+    if (std::optional<StringRef> part = d.getKernelName())
+      name += (name.empty() ? "" : "__") + part->str();
+  Block &body = first.getBody().front();
+  for (DispatchOp d : group.drop_front()) {
+    body.getOperations().splice(body.end(), d.getBody().front().getOperations());
+    d.erase();
+  }
+  if (!name.empty())
+    first.setKernelNameAttr(StringAttr::get(first.getContext(), name));
+  if (form && body.getOperations().size() > 1)
+    first.setFusionAttr(StringAttr::get(first.getContext(), fusionFormName(*form)));
+}
+
+/// Chooses the partition of one run and merges its groups.
+void fuseRun(ArrayRef<DispatchOp> run, const cost::CostModel &model,
+             unsigned maxGroup, unsigned maxBindings) {
+  // Memoised: the DP asks each (i, j) for legality and then for its cost.
+  std::map<std::pair<size_t, size_t>, std::optional<GroupChoice>> memo;
+  auto choice = [&](size_t i, size_t j) -> const std::optional<GroupChoice> & {
+    auto key = std::make_pair(i, j);
+    auto it = memo.find(key);
+    if (it == memo.end())
+      it = memo.emplace(key, chooseForm(model, run, i, j, maxBindings)).first;
+    return it->second;
+  };
+  double boundary = model.target().boundaryMicros;
+  cost::Partition partition = cost::choosePartition(
+      run.size(),
+      [&](size_t i, size_t j) { return j - i <= maxGroup && choice(i, j).has_value(); },
+      [&](size_t i, size_t j) { return choice(i, j)->micros + boundary; });
+  for (size_t g = 0; g < partition.starts.size(); ++g) {
+    size_t begin = partition.starts[g];
+    size_t end = g + 1 < partition.starts.size() ? partition.starts[g + 1] : run.size();
+    if (end - begin > 1)
+      mergeGroup(run.slice(begin, end - begin), choice(begin, end)->form);
+  }
+}
+
+/// Sets stage.estimated_us on every dispatch of the run: its kernel plus a
+/// boundary, without a barrier when it conflicts with no dispatch since the
+/// last barrier (the plan writer's rule, docs/pipeline.md).
+void annotate(ArrayRef<DispatchOp> run, const cost::CostModel &model) {
+  SmallVector<DispatchOp> sinceBarrier;
+  for (DispatchOp d : run) {
+    bool independent = !sinceBarrier.empty() &&
+                       llvm::none_of(sinceBarrier, [&](DispatchOp earlier) {
+                         return dispatchesConflict(earlier, d);
+                       });
+    if (!independent)
+      sinceBarrier.clear();
+    sinceBarrier.push_back(d);
+    const cost::TargetDesc &t = model.target();
+    double micros = kernelMicros(model, stagesOf(d), formOf(d)) +
+                    (independent ? t.boundaryNoBarrierMicros : t.boundaryMicros);
+    // Nanosecond resolution keeps the printed attribute short.
+    micros = std::round(micros * 1000.0) / 1000.0;
+    d->setAttr(kEstimatedMicrosAttr,
+               FloatAttr::get(Float64Type::get(d.getContext()), micros));
+  }
+}
+
+struct KilnFuseDispatchesPass
+    : impl::KilnFuseDispatchesBase<KilnFuseDispatchesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    io::Expected<cost::TargetDesc> target =
+        selectTarget(module, {targetFile, targetName, targetDir});
+    if (!target) {
+      module.emitError("kiln-fuse-dispatches: ") << target.error().message();
+      return signalPassFailure();
+    }
+    if (boundaryMicros >= 0) {
+      target->boundaryMicros = boundaryMicros;
+      target->boundaryNoBarrierMicros = boundaryMicros;
+    }
+    if (maxGroup < 1) {
+      module.emitError("kiln-fuse-dispatches: max-group must be at least 1");
+      return signalPassFailure();
+    }
+    std::unique_ptr<cost::CostModel> model =
+        cost::createAnalyticalCostModel(*target);
+
+    SmallVector<FunctionOpInterface> funcs;
+    module.walk([&](FunctionOpInterface f) { funcs.push_back(f); });
+    for (FunctionOpInterface f : funcs) {
+      for (SmallVector<DispatchOp> &run : dispatchRuns(f)) {
+        if (!fuse)
+          continue;
+        SmallVector<DispatchOp> ordered = reorder ? reorderRun(run) : run;
+        fuseRun(ordered, *model, maxGroup, maxBindings);
+      }
+      for (SmallVector<DispatchOp> &run : dispatchRuns(f))
+        annotate(run, *model);
+    }
+    module->setAttr(kTargetNameAttr, StringAttr::get(&getContext(), target->name));
+    if (emitReport)
+      // Not op.emitRemark: that would print the whole module beside it.
+      mlir::emitRemark(module.getLoc()) << formatFusionReport(buildFusionReport(module));
+  }
+};
+
+} // namespace
+} // namespace kiln::stage

@@ -1,0 +1,147 @@
+//===- StageCostAnalysis.cpp - Stage ops as cost-model records ------------===//
+//
+// One switch over the stage kinds. Bytes come from the operand types, so a
+// record always matches the buffers the kernel binds; flops are the op's
+// arithmetic, counted the way its kernel does it (matvec recomputes silu per
+// row when it carries the activation). Workgroups mirror the launch shapes
+// of convert-stage-to-gpu (docs/stages.md, "Kernel shapes").
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Dialect/Stage/Transforms/StageCostAnalysis.h"
+
+#include "kiln/Dialect/Stage/IR/StageFusion.h"
+#include "kiln/Dialect/Stage/IR/StageOps.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <algorithm>
+
+using namespace mlir;
+
+namespace kiln::stage {
+namespace {
+
+int64_t elements(Value v) { return cast<MemRefType>(v.getType()).getNumElements(); }
+int64_t dimOf(Value v, unsigned d) { return cast<MemRefType>(v.getType()).getDimSize(d); }
+uint64_t ceilDiv(int64_t a, int64_t b) { return uint64_t((a + b - 1) / b); }
+
+uint64_t bytesOf(Value v) {
+  auto type = cast<MemRefType>(v.getType());
+  Type element = type.getElementType();
+  int64_t bytes = 4;
+  if (auto vector = dyn_cast<VectorType>(element))
+    bytes = vector.getNumElements() * vector.getElementType().getIntOrFloatBitWidth() / 8;
+  else if (element.isIntOrFloat())
+    bytes = element.getIntOrFloatBitWidth() / 8;
+  return uint64_t(type.getNumElements() * bytes);
+}
+
+/// Written buffers the stage also reads: in-place updates.
+bool readsWhatItWrites(Operation *stage, Value written) {
+  return llvm::TypeSwitch<Operation *, bool>(stage)
+      .Case([&](RMSNormOp op) { return written == op.getResidual(); })
+      .Case([&](MatVecOp op) { return op.getAccumulate(); })
+      .Case([&](ConvRingOp op) { return written == op.getRing(); })
+      .Case([&](GdnStepOp op) { return written == op.getState(); })
+      .Case<SlerpOp, DoryMixOp>([](auto) { return true; })
+      .Default([](Operation *) { return false; });
+}
+
+} // namespace
+
+cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
+  cost::StageCost c;
+  SmallVector<Value> written = writtenBuffers(stage);
+  for (Value v : written)
+    c.bytesWritten += bytesOf(v);
+  for (Value v : stage->getOperands()) {
+    if (!isa<MemRefType>(v.getType()))
+      continue;
+    bool isOutput = llvm::is_contained(written, v);
+    if (!isOutput || readsWhatItWrites(stage, v))
+      c.bytesRead += bytesOf(v);
+  }
+  const int64_t row = options.rowWorkgroupSize;
+  llvm::TypeSwitch<Operation *>(stage)
+      .Case([&](MatVecOp op) {
+        int64_t work = op.getRows() * op.getColumns();
+        bool activated = op.getActivation() == Activation::silu_mul;
+        c.flops = uint64_t(work * (activated ? 7 : 2));
+        // A workgroup per (row, chunk), the grid capped at 65535.
+        c.workgroups = uint64_t(std::min<int64_t>(op.getRows() * op.getSplitK(), 65535));
+        c.isMatvec = true;
+      })
+      .Case([&](EmbedGatherOp op) {
+        c.flops = uint64_t(elements(op.getOut()));
+        c.workgroups = ceilDiv(dimOf(op.getTable(), 1), row);
+      })
+      .Case<SiluMulOp, SigmoidGateOp>([&](auto op) {
+        c.flops = uint64_t(6 * elements(op.getOut()));
+        c.workgroups = ceilDiv(elements(op.getOut()), row);
+      })
+      .Case<AddOp, MulOp>([&](auto op) {
+        c.flops = uint64_t(elements(op.getOut()));
+        c.workgroups = ceilDiv(elements(op.getOut()), row);
+      })
+      .Case([&](ConvRingOp op) {
+        c.flops = uint64_t(elements(op.getTaps()) * 2 + 5 * elements(op.getOut()));
+        c.workgroups = ceilDiv(elements(op.getInput()), row);
+      })
+      .Case([&](RopeKvWriteOp op) {
+        int64_t threads = elements(op.getQ()) + 2 * elements(op.getK());
+        c.flops = uint64_t(6 * threads);
+        c.workgroups = ceilDiv(threads, row);
+      })
+      .Case([&](RMSNormOp op) {
+        int64_t h = elements(op.getResidual());
+        int64_t planes = op.getPartials() ? dimOf(op.getPartials(), 0) : 0;
+        c.flops = uint64_t(h * (3 + planes + 2 * int64_t(op.getOuts().size())));
+      })
+      .Case([&](RouterOp op) {
+        int64_t experts = dimOf(op.getCentres(), 0), h = dimOf(op.getCentres(), 1);
+        int64_t rank = op.getBasis() ? dimOf(op.getBasis(), 1) : 0;
+        c.flops = uint64_t(experts * (rank + 1) * h * 3);
+      })
+      .Case([&](ClusterLogitsOp op) {
+        c.flops = uint64_t(2 * elements(op.getClusters()) + 3 * elements(op.getOut()));
+      })
+      .Case<SlerpOp>([&](SlerpOp op) { c.flops = uint64_t(10 * elements(op.getHidden())); })
+      .Case<DoryMixOp>([&](DoryMixOp op) { c.flops = uint64_t(6 * elements(op.getHidden())); })
+      .Case([&](GdnStepOp op) {
+        c.flops = uint64_t(6 * elements(op.getState()));
+        c.workgroups = uint64_t(dimOf(op.getState(), 0));
+      })
+      .Case([&](AttentionOp op) {
+        int64_t hd = dimOf(op.getKRing(), 2), heads = elements(op.getQRot()) / hd;
+        c.flops = uint64_t(4 * heads * op.getMaxKeys() * hd);
+        c.workgroups = uint64_t(heads);
+      })
+      .Case([&](HeadRowsOp op) {
+        c.flops = uint64_t(2 * elements(op.getOut()) * elements(op.getInput()));
+        c.workgroups = uint64_t(elements(op.getClusterLogp()));
+        c.isMatvec = true;
+      })
+      .Case([&](DoryPrepOp op) {
+        int64_t hd = dimOf(op.getKRing(), 2);
+        c.flops = uint64_t(8 * (elements(op.getQ()) + elements(op.getK())));
+        c.workgroups = uint64_t((elements(op.getQ()) + elements(op.getK())) / hd);
+      })
+      .Default([&](Operation *) {
+        // A stage this file does not know yet: its bytes, one workgroup.
+        c.flops = c.bytesRead / 4;
+      });
+  if (c.workgroups == 0)
+    c.workgroups = 1;
+  return c;
+}
+
+std::vector<cost::StageCost> dispatchCosts(DispatchOp dispatch,
+                                           const StageCostOptions &options) {
+  std::vector<cost::StageCost> costs;
+  for (Operation &op : dispatch.getBody().front())
+    costs.push_back(stageCostOf(&op, options));
+  return costs;
+}
+
+} // namespace kiln::stage

@@ -1,0 +1,121 @@
+// REQUIRES: compiler
+// The same FFN under three boundary costs (Inputs/fuse-boundary-*.json: device
+// 100 GB/s, one workgroup 4 GB/s, compute never the limit). Each run takes
+// the partition of least estimated time; the report prints every dispatch's
+// estimate (kernel + boundary) and the total.
+// RUN: kiln-opt %s --split-input-file --kiln-fuse-dispatches="target-file=%S/Inputs/fuse-boundary-0us.json emit-report=true" 2>&1 | FileCheck %s --check-prefix=B0
+// RUN: kiln-opt %s --split-input-file --kiln-fuse-dispatches="target-file=%S/Inputs/fuse-boundary-5us.json emit-report=true" 2>&1 | FileCheck %s --check-prefix=B5
+// RUN: kiln-opt %s --split-input-file --kiln-fuse-dispatches="target-file=%S/Inputs/fuse-boundary-8us.json emit-report=true" 2>&1 | FileCheck %s --check-prefix=B8
+
+// Kernel times (bytes / bandwidth): norm 0.192 µs (one workgroup anyway);
+// gate and up 0.172 each on the device, 4.288 each squeezed into one
+// workgroup; act 0.192 / 0.384; down 0.255 / 6.368.
+// Partitions and totals (b = boundary µs):
+//   4 dispatches {norm} {gate,up concurrent} {act} {down}: 0.982 + 4b
+//   2 dispatches {norm,gate,up,act one workgroup} {down}:  9.152 + 0.255 + 2b
+//   1 dispatch   {everything in one workgroup}:            15.520 + b
+// b = 0: 0.982 (4) < 9.407 (2) < 15.520 (1); b = 5: 19.407 (2) < 20.52 (1)
+// < 20.982 (4); b = 8: 23.520 (1) < 25.407 (2) < 32.982 (4).
+
+// B0-LABEL: fusion report: target lit-0us
+// B0:       0.192 us  norm [rmsnorm]
+// B0-NEXT:  0.343 us  gate__up [matvec, matvec] concurrent
+// B0-NEXT:  0.192 us  act [silu_mul]
+// B0-NEXT:  0.255 us  down [matvec]
+// B0-NEXT: total: 4 dispatches, 5 stages, 0.982 us per token (estimate)
+// B0-LABEL: func.func @ffn
+// B0:      stage.dispatch "norm" attributes {stage.estimated_us = 1.920000e-01 : f64}
+// B0:      stage.dispatch "gate__up" attributes {fusion = "concurrent"
+// B0-NEXT:   stage.matvec weight(%arg3
+// B0-NEXT:   stage.matvec weight(%arg5
+// B0-NEXT: {{^ *}$}}
+// B0-NEXT: stage.dispatch "act"
+// B0:      stage.dispatch "down"
+
+// B5-LABEL: fusion report: target lit-5us
+// B5:      14.152 us  norm__gate__up__act [rmsnorm, matvec, matvec, silu_mul] one_workgroup
+// B5-NEXT:  5.255 us  down [matvec]
+// B5-NEXT: total: 2 dispatches, 5 stages, 19.407 us per token (estimate)
+// B5-LABEL: func.func @ffn
+// B5:      stage.dispatch "norm__gate__up__act" attributes {fusion = "one_workgroup", stage.estimated_us = 1.415200e+01 : f64} {
+// B5-NEXT:   stage.rmsnorm
+// B5-NEXT:   stage.matvec
+// B5-NEXT:   stage.matvec
+// B5-NEXT:   stage.silu_mul
+// B5-NEXT: {{^ *}$}}
+// B5-NEXT: stage.dispatch "down" attributes {stage.estimated_us = 5.255000e+00 : f64} {
+
+// B8-LABEL: fusion report: target lit-8us
+// B8:      23.520 us  norm__gate__up__act__down [rmsnorm, matvec, matvec, silu_mul, matvec] one_workgroup
+// B8-NEXT: total: 1 dispatches, 5 stages, 23.520 us per token (estimate)
+// B8-LABEL: func.func @ffn
+// B8:      stage.dispatch "norm__gate__up__act__down" attributes {fusion = "one_workgroup"
+// B8-COUNT-5: stage.{{rmsnorm|matvec|silu_mul}}
+// B8-NEXT: {{^ *}$}}
+// B8-NEXT: return
+func.func @ffn(%h: memref<64xf32>, %w: memref<64xf32>, %x: memref<64xf32>,
+               %m1: memref<128x8xvector<4xi32>>, %y: memref<128xf32>,
+               %m2: memref<128x8xvector<4xi32>>, %u: memref<128xf32>,
+               %z: memref<128xf32>, %m3: memref<96x16xvector<4xi32>>, %d: memref<96xf32>) {
+  stage.dispatch "norm" {
+    stage.rmsnorm residual(%h : memref<64xf32>) weight(%w : memref<64xf32>) outs(%x : memref<64xf32>) {eps = 1.0e-06 : f32}
+  }
+  stage.dispatch "gate" {
+    stage.matvec weight(%m1 : memref<128x8xvector<4xi32>>) input(%x : memref<64xf32>) out(%y : memref<128xf32>) {format = #stage.format<f16>}
+  }
+  stage.dispatch "up" {
+    stage.matvec weight(%m2 : memref<128x8xvector<4xi32>>) input(%x : memref<64xf32>) out(%u : memref<128xf32>) {format = #stage.format<f16>}
+  }
+  stage.dispatch "act" {
+    stage.silu_mul ins(%y, %u : memref<128xf32>, memref<128xf32>) out(%z : memref<128xf32>)
+  }
+  stage.dispatch "down" {
+    stage.matvec weight(%m3 : memref<96x16xvector<4xi32>>) input(%z : memref<128xf32>) out(%d : memref<96xf32>) {format = #stage.format<f16>}
+  }
+  return
+}
+
+// -----
+
+// ASAP order: "k" depends only on the norm, so it moves up before the
+// scale of q ("qs"), which it shares nothing with; the rope stage needs
+// both. At 0 µs concurrent k and qs cost what they cost apart (ties go to
+// fewer dispatches). A per-head stage (attention) never joins a
+// one-workgroup kernel.
+// B0-LABEL: func.func @siblings
+// B0:      stage.dispatch "norm"
+// B0:      stage.dispatch "q"
+// B0:      stage.dispatch "k__qs" attributes {fusion = "concurrent"
+// B0:      stage.dispatch "rope"
+// B0:      stage.dispatch "attention"
+// B8-LABEL: func.func @siblings
+// B8:      stage.dispatch "norm__q__k__qs__rope" attributes {fusion = "one_workgroup"
+// B8:      stage.dispatch "attention" attributes {stage.estimated_us
+// B8-NEXT:   stage.attention
+// B8-NEXT: {{^ *}$}}
+// B8-NEXT: return
+func.func @siblings(%h: memref<64xf32>, %w: memref<64xf32>, %x: memref<64xf32>,
+                    %mq: memref<32x8xvector<4xi32>>, %q: memref<32xf32>, %g: memref<32xf32>, %q2: memref<32xf32>,
+                    %mk: memref<16x8xvector<4xi32>>, %k: memref<16xf32>,
+                    %v: memref<16xf32>, %p: memref<4xi32>, %qr: memref<32xf32>,
+                    %kr: memref<1x8x16xf32>, %vr: memref<1x8x16xf32>, %o: memref<32xf32>) {
+  stage.dispatch "norm" {
+    stage.rmsnorm residual(%h : memref<64xf32>) weight(%w : memref<64xf32>) outs(%x : memref<64xf32>) {eps = 1.0e-06 : f32}
+  }
+  stage.dispatch "q" {
+    stage.matvec weight(%mq : memref<32x8xvector<4xi32>>) input(%x : memref<64xf32>) out(%q : memref<32xf32>) {format = #stage.format<f16>}
+  }
+  stage.dispatch "qs" {
+    stage.mul ins(%q, %g : memref<32xf32>, memref<32xf32>) out(%q2 : memref<32xf32>)
+  }
+  stage.dispatch "k" {
+    stage.matvec weight(%mk : memref<16x8xvector<4xi32>>) input(%x : memref<64xf32>) out(%k : memref<16xf32>) {format = #stage.format<f16>}
+  }
+  stage.dispatch "rope" {
+    stage.rope_kv_write q(%q2 : memref<32xf32>) k(%k : memref<16xf32>) v(%v : memref<16xf32>) params(%p : memref<4xi32>) q_out(%qr : memref<32xf32>) k_ring(%kr : memref<1x8x16xf32>) v_ring(%vr : memref<1x8x16xf32>) {rope_theta = 1.000000e+04 : f32, rotary_dim = 16 : i64}
+  }
+  stage.dispatch "attention" {
+    stage.attention q_rot(%qr : memref<32xf32>) q_plain(%q2 : memref<32xf32>) k_ring(%kr : memref<1x8x16xf32>) v_ring(%vr : memref<1x8x16xf32>) params(%p : memref<4xi32>) out(%o : memref<32xf32>)
+  }
+  return
+}
