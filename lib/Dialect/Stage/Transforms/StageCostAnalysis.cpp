@@ -71,6 +71,11 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
         // A workgroup per (row, chunk), the grid capped at 65535.
         c.workgroups = uint64_t(std::min<int64_t>(op.getRows() * op.getSplitK(), 65535));
         c.isMatvec = true;
+        // A routed expert reads one of its E stacked candidates.
+        int64_t experts = op.getNumExperts();
+        for (Value v : {op.getWeight(), op.getRowScale(), op.getColScale()})
+          if (v && experts > 1)
+            c.bytesRead -= bytesOf(v) / experts * (experts - 1);
       })
       .Case([&](EmbedGatherOp op) {
         c.flops = uint64_t(elements(op.getOut()));
