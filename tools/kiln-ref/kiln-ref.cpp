@@ -2,7 +2,7 @@
 //
 // kiln-ref --config C.json --weights W.safetensors --prompt 1,2,3
 //          [--max-new N] [--greedy | --temperature T --top-p P --seed S]
-//          [--head-top-p P] [--print-logprobs]
+//          [--head-top-p P] [--print-logprobs] [--print-experts]
 //
 // A thin command line over lib/Reference: it loads the config and weights,
 // feeds the prompt (Embryo: one step per token; Dory: one call with every
@@ -32,7 +32,7 @@ const char *kUsage =
     "usage: kiln-ref --config C.json --weights W.safetensors --prompt 1,2,3\n"
     "                [--max-new N] [--greedy | --temperature T --top-p P "
     "--seed S]\n"
-    "                [--head-top-p P] [--print-logprobs]\n"
+    "                [--head-top-p P] [--print-logprobs] [--print-experts]\n"
     "\n"
     "Runs the CPU reference of the config's family on the prompt and prints\n"
     "the new tokens, comma-separated on one line.\n"
@@ -49,6 +49,8 @@ const char *kUsage =
     "                      (clusters outside the top-P set are dropped)\n"
     "  --print-logprobs    print one line per new token instead:\n"
     "                      <token> <its log-probability>\n"
+    "  --print-experts     Embryo with MoE: then one line per MoE layer with\n"
+    "                      how often each expert was routed to over all steps\n"
     "  --help              this text\n";
 
 struct Options {
@@ -59,6 +61,7 @@ struct Options {
   uint64_t seed = 0;
   std::optional<double> headTopP;
   bool printLogProbs = false;
+  bool printExperts = false;
   bool help = false;
 };
 
@@ -129,6 +132,8 @@ std::string parseOptions(int argc, char **argv, Options &o) {
       sawGreedy = true;
     } else if (flag == "--print-logprobs") {
       o.printLogProbs = true;
+    } else if (flag == "--print-experts") {
+      o.printExperts = true;
     } else if (flag == "--config" || flag == "--weights" ||
                flag == "--prompt" || flag == "--max-new" ||
                flag == "--temperature" || flag == "--top-p" ||
@@ -199,6 +204,8 @@ int main(int argc, char **argv) {
     return fail(file.error().message());
   if (options.headTopP && !config->isEmbryo())
     return fail("--head-top-p applies to Embryo models only");
+  if (options.printExperts && (!config->isEmbryo() || !config->embryo.moe))
+    return fail("--print-experts applies to Embryo models with an MoE only");
   const size_t total = options.prompt.size() + static_cast<size_t>(options.maxNew);
   if (total > static_cast<size_t>(config->maxPosition))
     return fail("prompt (" + std::to_string(options.prompt.size()) +
@@ -224,6 +231,7 @@ int main(int argc, char **argv) {
     dory = std::make_unique<kiln::ref::DorySession>(
         std::make_shared<const kiln::ref::DoryModel>(std::move(*model)));
   }
+  std::vector<std::vector<int>> routed;
   auto run = [&](const std::vector<int> &tokens)
       -> kiln::io::Expected<std::vector<float>> {
     if (dory)
@@ -234,6 +242,13 @@ int main(int argc, char **argv) {
       last = embryo->step(token);
       if (!last)
         return last;
+      // Per MoE layer (in layer order), per expert: steps routed there.
+      const std::vector<size_t> &experts = embryo->lastExperts();
+      routed.resize(experts.size());
+      for (size_t k = 0; k < experts.size(); ++k) {
+        routed[k].resize(static_cast<size_t>(config->embryo.moe->numExperts));
+        ++routed[k][experts[k]];
+      }
     }
     return last;
   };
@@ -256,6 +271,19 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < generated.size(); ++i)
       std::printf("%s%d", i ? "," : "", generated[i]);
     std::printf("\n");
+  }
+  if (options.printExperts) {
+    // e.g. "experts: layer 1: 0:12 1:30 2:0 3:27 (distinct 3)"
+    for (size_t k = 0; k < routed.size(); ++k) {
+      std::printf("experts: layer %lld:",
+                  static_cast<long long>(config->embryo.moe->layers[k]));
+      int distinct = 0;
+      for (size_t e = 0; e < routed[k].size(); ++e) {
+        std::printf(" %zu:%d", e, routed[k][e]);
+        distinct += routed[k][e] > 0;
+      }
+      std::printf(" (distinct %d)\n", distinct);
+    }
   }
   return 0;
 }

@@ -156,9 +156,7 @@ LogicalResult Lowering::lowerOp(Operation *op) {
       .Case([&](kg::FarFieldCaptureOp o) { return lowerFarFieldCapture(o); })
       .Case([&](kg::FarFieldPushOp o) { return lowerFarFieldPush(o); })
       .Case([&](kg::MaxProbOp o) { return lowerMaxProb(o); })
-      .Case([&](kg::ExpertSelectOp o) {
-        return refuse(o, "no stage reads a matrix chosen on the device");
-      })
+      .Case([&](kg::ExpertSelectOp o) { return lowerExpertSelect(o); })
       .Default([&](Operation *o) {
         return refuse(o, "no stage lowering for this op");
       });
@@ -219,10 +217,10 @@ LogicalResult Lowering::lowerMatVec(kg::MatVecOp op) {
   }
   auto weight = op.getWeight().getDefiningOp<kg::WeightOp>();
   if (!weight) {
-    if (op.getWeight().getDefiningOp<kg::ExpertSelectOp>())
-      return refuse(op, "the routed expert's matrix is chosen on the device "
-                        "and no stage.matvec takes an expert index yet");
-    return refuse(op, "stage.matvec reads a declared matrix");
+    if (auto select = op.getWeight().getDefiningOp<kg::ExpertSelectOp>())
+      return lowerExpertMatVec(op, select);
+    return refuse(op, "stage.matvec reads a declared matrix or a routed "
+                      "expert's (kiln.expert_select)");
   }
   auto type = cast<kg::WeightType>(weight.getType());
   bool q8 = type.getFormat() == kg::WeightFormat::q8_2f;
@@ -234,7 +232,8 @@ LogicalResult Lowering::lowerMatVec(kg::MatVecOp op) {
   Value fold = singleFold(op.getResult());
   OpBuilder b = dispatch(weight.getName());
   stage::MatVecOp::create(
-      b, op.getLoc(), w, scale, input, Value(), out, fold,
+      b, op.getLoc(), w, /*expert=*/Value(), scale, /*colScale=*/Value(),
+      input, Value(), out, fold,
       stage::MatrixFormatAttr::get(b.getContext(),
                                    q8 ? stage::MatrixFormat::q8_2f
                                       : stage::MatrixFormat::f16));
@@ -314,7 +313,7 @@ void Lowering::finish() {
             b.getNamedAttr("dtype", b.getStringAttr(t.dtype)),
             b.getNamedAttr("shape", b.getI64ArrayAttr(t.shape)),
             b.getNamedAttr("layout", b.getStringAttr(t.layout)),
-            b.getNamedAttr("byte_offset", b.getI64IntegerAttr(0)),
+            b.getNamedAttr("byte_offset", b.getI64IntegerAttr(t.byteOffset)),
             b.getNamedAttr("row_pitch_bytes", b.getI64IntegerAttr(t.rowPitchBytes)),
         }));
       fields.push_back(b.getNamedAttr("tensors", b.getArrayAttr(tensors)));

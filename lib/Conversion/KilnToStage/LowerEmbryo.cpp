@@ -198,9 +198,4 @@ LogicalResult Lowering::lowerClusteredHead(kg::ClusteredHeadOp op) {
   return success();
 }
 
-LogicalResult Lowering::lowerRoute(kg::ResonanceRouteOp op) {
-  return refuse(op, "the routed expert needs a stage.matvec that reads the "
-                    "router's selected index, which StageOps.td lacks");
-}
-
 } // namespace kiln::lowering

@@ -38,6 +38,9 @@ struct TensorPlacement {
   llvm::SmallVector<int64_t> shape;
   std::string layout; // plan.fbs WeightLayout name
   int64_t rowPitchBytes = 0;
+  /// Where it lands in the buffer (a stacked expert's tensors follow one
+  /// another).
+  int64_t byteOffset = 0;
 };
 
 struct LogicalBuffer {
@@ -121,6 +124,14 @@ private:
   mlir::LogicalResult lowerLogSoftmax(kg::LogSoftmaxOp op);
   mlir::LogicalResult lowerClusteredHead(kg::ClusteredHeadOp op);
   mlir::LogicalResult lowerRoute(kg::ResonanceRouteOp op);
+  // Routed experts (LowerMoe.cpp).
+  mlir::LogicalResult lowerExpertSelect(kg::ExpertSelectOp op);
+  mlir::LogicalResult lowerExpertMatVec(kg::MatVecOp op,
+                                        kg::ExpertSelectOp select);
+  /// One buffer holding every candidate's matrix (`part` empty), row scale
+  /// or column scale ("row_scale" | "col_scale"), expert after expert.
+  mlir::Value expertStack(llvm::ArrayRef<std::string> candidates,
+                          kg::WeightType type, llvm::StringRef part);
   // Dory.
   mlir::LogicalResult lowerDoryPrep(kg::KvRingWriteOp op, kg::QkPrepOp prep);
   mlir::LogicalResult lowerWindowAttention(kg::WindowAttentionOp op);
@@ -158,6 +169,8 @@ private:
   llvm::StringMap<mlir::Value> weightBuffers_;
   llvm::StringMap<mlir::Value> stateBuffers_;
   llvm::DenseMap<mlir::Value, mlir::Value> activations_;
+  /// kiln.resonance_route result -> the word stage.router writes.
+  llvm::DenseMap<mlir::Value, mlir::Value> expertWords_;
   /// (activation, column scale buffer) -> folded input buffer.
   llvm::DenseMap<std::pair<mlir::Value, mlir::Value>, mlir::Value> folded_;
   /// Kiln ops emitted as part of a later op's stage.

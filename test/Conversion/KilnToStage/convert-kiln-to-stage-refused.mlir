@@ -310,3 +310,38 @@ kiln.model @capture_unread dory attributes {eps = 1.0e-06 : f32, hidden = 8 : i6
     kiln.return %lp : tensor<4xf32>
   }
 }
+
+// -----
+
+// A routed matrix lives in a stacked buffer that only stage.matvec indexes
+// by the router's word: an expert-selected table is refused.
+kiln.model @routed_table embryo attributes {eps = 1.0e-06 : f32, hidden = 12 : i64, intermediate = 8 : i64, vocab = 6 : i64, zero_centered_norm} {
+  kiln.weight_decl @embed : !kiln.weight<[6, 12], f16>
+  kiln.weight_decl @embed2 : !kiln.weight<[6, 12], f16>
+  kiln.weight_decl @final_norm : tensor<12xf32>
+  kiln.weight_decl @moe.centres : tensor<2x12xf32>
+  kiln.weight_decl @moe.bias : tensor<2xf32>
+  kiln.weight_decl @head.clusters : tensor<2x12xf32>
+  kiln.weight_decl @head.rows : !kiln.weight<[6, 12], f16>
+  kiln.step {
+  ^bb0(%token: index, %position: index, %top_p: f32):
+    %e = kiln.weight @embed : !kiln.weight<[6, 12], f16>
+    %h = kiln.embed %e[%token] : !kiln.weight<[6, 12], f16> -> tensor<12xf32>
+    %w = kiln.weight @final_norm : tensor<12xf32>
+    %x = kiln.rms_norm %h, %w {eps = 1.0e-06 : f32, zero_centered} : tensor<12xf32>
+    %mu = kiln.weight @moe.centres : tensor<2x12xf32>
+    %b = kiln.weight @moe.bias : tensor<2xf32>
+    %ex = kiln.resonance_route %x, %mu, %b : tensor<12xf32>, tensor<2x12xf32>, tensor<2xf32>
+    %e2 = kiln.weight @embed2 : !kiln.weight<[6, 12], f16>
+    // expected-error @+1 {{'kiln.expert_select' op cannot be lowered to stages: the chosen matrix is read by stage.matvec (expert operand): it may feed only kiln.matvec's weight, not 'kiln.embed'}}
+    %t = kiln.expert_select %ex[%e, %e2] : !kiln.weight<[6, 12], f16>, !kiln.weight<[6, 12], f16> -> !kiln.weight<[6, 12], f16>
+    %h2 = kiln.embed %t[%token] : !kiln.weight<[6, 12], f16> -> tensor<12xf32>
+    %c = kiln.weight @head.clusters : tensor<2x12xf32>
+    %y = kiln.matvec %c, %h2 : tensor<2x12xf32>, tensor<12xf32> -> tensor<2xf32>
+    %lc = kiln.log_softmax %y : tensor<2xf32>
+    %gate = kiln.top_p_gate %lc, %top_p : tensor<2xf32>
+    %r = kiln.weight @head.rows : !kiln.weight<[6, 12], f16>
+    %logp = kiln.clustered_head %r, %x, %lc, %gate {cluster_size = 3 : i64, num_clusters = 2 : i64} : !kiln.weight<[6, 12], f16>, tensor<12xf32>, tensor<2xf32> -> tensor<6xf32>
+    kiln.return %logp : tensor<6xf32>
+  }
+}

@@ -321,3 +321,104 @@ kiln.model @exit dory attributes {eps = 1.0e-06 : f32, hidden = 8 : i64, interme
     kiln.return %lp : tensor<4xf32>
   }
 }
+
+// -----
+
+// An MoE FFN (q8_2f, 3 experts of rank 2, growth shells): stage.router
+// writes the chosen expert to a one-word scratch buffer; each routed matrix
+// is one weight buffer of the 3 candidates stacked row-wise (tensor e at
+// byte e x rows x groups x 16), read by a stage.matvec with that word as
+// `expert`. The column field depends on the expert, so the routed mat-vecs
+// read the plain norm output and apply col_scale themselves, while the
+// shared gate/up read a folded copy. The routed down adds onto the shared.
+
+// CHECK-LABEL: kiln.weight_format = "q8_2f"
+// CHECK: %[[SEL:[a-z0-9]+]]: memref<1xi32> {kiln.buffer = {byte_offset = 0 : i64, byte_size = 4 : i64, kind = "scratch", name = "plane.expert"
+// CHECK-SAME: %[[WG:[a-z0-9]+]]: memref<24x1xvector<4xi32>> {kiln.buffer = {byte_offset = 0 : i64, byte_size = 384 : i64, kind = "weight", name = "moe.experts.*.gate", slot = {{[0-9]+}} : i64, tensors = [{byte_offset = 0 : i64, dtype = "I8", layout = "I8RowMajor", name = "moe.experts.0.gate.q", row_pitch_bytes = 16 : i64, shape = [8, 12]}, {byte_offset = 128 : i64, dtype = "I8", layout = "I8RowMajor", name = "moe.experts.1.gate.q", row_pitch_bytes = 16 : i64, shape = [8, 12]}, {byte_offset = 256 : i64, dtype = "I8", layout = "I8RowMajor", name = "moe.experts.2.gate.q", row_pitch_bytes = 16 : i64, shape = [8, 12]}]}}
+// CHECK-SAME: %[[SG:[a-z0-9]+]]: memref<24xf32> {kiln.buffer = {byte_offset = 0 : i64, byte_size = 96 : i64, kind = "weight", name = "moe.experts.*.gate.row_scale", slot = {{[0-9]+}} : i64, tensors = [{byte_offset = 0 : i64, dtype = "F32", layout = "F32", name = "moe.experts.0.gate.row_scale", row_pitch_bytes = 0 : i64, shape = [8]}, {byte_offset = 32 : i64, {{.*}}}, {byte_offset = 64 : i64, dtype = "F32", layout = "F32", name = "moe.experts.2.gate.row_scale", row_pitch_bytes = 0 : i64, shape = [8]}]}}
+// CHECK-SAME: %[[TG:[a-z0-9]+]]: memref<36xf32> {kiln.buffer = {byte_offset = 0 : i64, byte_size = 144 : i64, kind = "weight", name = "moe.experts.*.gate.col_scale", slot = {{[0-9]+}} : i64, tensors = [{byte_offset = 0 : i64, dtype = "F32", layout = "F32", name = "moe.experts.0.gate.col_scale", row_pitch_bytes = 0 : i64, shape = [12]}, {byte_offset = 48 : i64, {{.*}}}, {byte_offset = 96 : i64, dtype = "F32", layout = "F32", name = "moe.experts.2.gate.col_scale", row_pitch_bytes = 0 : i64, shape = [12]}]}}
+// CHECK: stage.dispatch "post_norm" {
+// CHECK-NEXT: stage.rmsnorm residual(%{{.*}}) weight(%{{.*}}) outs(%[[X:[a-z0-9]+]] : memref<12xf32>) {eps
+// CHECK-NEXT: stage.rmsnorm {{.*}} folds(
+// CHECK: stage.dispatch "ffn_down" {
+// CHECK-NEXT: stage.matvec {{.*}} out(%[[SHARED:[a-z0-9]+]] : memref<12xf32>) {format = #stage.format<q8_2f>}
+// CHECK: stage.dispatch "router" {
+// CHECK-NEXT: stage.router input(%[[X]] : memref<12xf32>) centres(%{{.*}} : memref<3x12xf32>) basis(%{{.*}} : memref<3x2x12xf32>) bias(%{{.*}} : memref<3xf32>) shells(%{{.*}} : memref<3xf32>) selected(%[[SEL]] : memref<1xi32>)
+// CHECK: stage.dispatch "moe_experts___gate" {
+// CHECK-NEXT: stage.matvec weight(%[[WG]] : memref<24x1xvector<4xi32>>) expert(%[[SEL]] : memref<1xi32>) row_scale(%[[SG]] : memref<24xf32>) col_scale(%[[TG]] : memref<36xf32>) input(%[[X]] : memref<12xf32>) out(%[[G:[a-z0-9]+]] : memref<8xf32>) {experts = 3 : i64, format = #stage.format<q8_2f>}
+// CHECK: stage.dispatch "moe_experts___up" {
+// CHECK-NEXT: stage.matvec {{.*}} expert(%[[SEL]] : memref<1xi32>) {{.*}} input(%[[X]] : memref<12xf32>) out(%[[U:[a-z0-9]+]] : memref<8xf32>) {experts = 3 : i64, format = #stage.format<q8_2f>}
+// CHECK: stage.dispatch "silu_mul_1" {
+// CHECK-NEXT: stage.silu_mul ins(%[[G]], %[[U]] : memref<8xf32>, memref<8xf32>) out(%[[A:[a-z0-9]+]] : memref<8xf32>){{$}}
+// CHECK: stage.dispatch "moe_experts___down" {
+// CHECK-NEXT: stage.matvec weight(%{{.*}} : memref<36x1xvector<4xi32>>) expert(%[[SEL]] : memref<1xi32>) row_scale(%{{.*}} : memref<36xf32>) col_scale(%{{.*}} : memref<24xf32>) input(%[[A]] : memref<8xf32>) out(%[[ROUTED:[a-z0-9]+]] : memref<12xf32>) {experts = 3 : i64, format = #stage.format<q8_2f>}
+// CHECK: stage.add ins(%[[SHARED]], %[[ROUTED]] : memref<12xf32>, memref<12xf32>)
+kiln.model @moe_q8 embryo attributes {eps = 1.0e-06 : f32, hidden = 12 : i64, intermediate = 8 : i64, vocab = 6 : i64, zero_centered_norm} {
+  kiln.weight_decl @embed : !kiln.weight<[6, 12], f16>
+  kiln.weight_decl @post_norm : tensor<12xf32>
+  kiln.weight_decl @ffn.gate : !kiln.weight<[8, 12], q8_2f>
+  kiln.weight_decl @ffn.up : !kiln.weight<[8, 12], q8_2f>
+  kiln.weight_decl @ffn.down : !kiln.weight<[12, 8], q8_2f>
+  kiln.weight_decl @moe.centres : tensor<3x12xf32>
+  kiln.weight_decl @moe.basis : tensor<3x2x12xf32>
+  kiln.weight_decl @moe.bias : tensor<3xf32>
+  kiln.weight_decl @moe.shells : tensor<3xf32>
+  kiln.weight_decl @moe.experts.0.gate : !kiln.weight<[8, 12], q8_2f>
+  kiln.weight_decl @moe.experts.1.gate : !kiln.weight<[8, 12], q8_2f>
+  kiln.weight_decl @moe.experts.2.gate : !kiln.weight<[8, 12], q8_2f>
+  kiln.weight_decl @moe.experts.0.up : !kiln.weight<[8, 12], q8_2f>
+  kiln.weight_decl @moe.experts.1.up : !kiln.weight<[8, 12], q8_2f>
+  kiln.weight_decl @moe.experts.2.up : !kiln.weight<[8, 12], q8_2f>
+  kiln.weight_decl @moe.experts.0.down : !kiln.weight<[12, 8], q8_2f>
+  kiln.weight_decl @moe.experts.1.down : !kiln.weight<[12, 8], q8_2f>
+  kiln.weight_decl @moe.experts.2.down : !kiln.weight<[12, 8], q8_2f>
+  kiln.weight_decl @final_norm : tensor<12xf32>
+  kiln.weight_decl @head.clusters : tensor<2x12xf32>
+  kiln.weight_decl @head.rows : !kiln.weight<[6, 12], f16>
+  kiln.step {
+  ^bb0(%token: index, %position: index, %top_p: f32):
+    %e = kiln.weight @embed : !kiln.weight<[6, 12], f16>
+    %h = kiln.embed %e[%token] : !kiln.weight<[6, 12], f16> -> tensor<12xf32>
+    %pn = kiln.weight @post_norm : tensor<12xf32>
+    %x2 = kiln.rms_norm %h, %pn {eps = 1.0e-06 : f32, zero_centered} : tensor<12xf32>
+    %wg = kiln.weight @ffn.gate : !kiln.weight<[8, 12], q8_2f>
+    %g = kiln.matvec %wg, %x2 : !kiln.weight<[8, 12], q8_2f>, tensor<12xf32> -> tensor<8xf32>
+    %wu = kiln.weight @ffn.up : !kiln.weight<[8, 12], q8_2f>
+    %u = kiln.matvec %wu, %x2 : !kiln.weight<[8, 12], q8_2f>, tensor<12xf32> -> tensor<8xf32>
+    %a = kiln.swiglu %g, %u : tensor<8xf32>
+    %wd = kiln.weight @ffn.down : !kiln.weight<[12, 8], q8_2f>
+    %f = kiln.matvec %wd, %a : !kiln.weight<[12, 8], q8_2f>, tensor<8xf32> -> tensor<12xf32>
+    %mu = kiln.weight @moe.centres : tensor<3x12xf32>
+    %bu = kiln.weight @moe.basis : tensor<3x2x12xf32>
+    %bb = kiln.weight @moe.bias : tensor<3xf32>
+    %sh = kiln.weight @moe.shells : tensor<3xf32>
+    %ex = kiln.resonance_route %x2, %mu, %bb basis(%bu : tensor<3x2x12xf32>) shells(%sh : tensor<3xf32>) : tensor<12xf32>, tensor<3x12xf32>, tensor<3xf32>
+    %g0 = kiln.weight @moe.experts.0.gate : !kiln.weight<[8, 12], q8_2f>
+    %g1 = kiln.weight @moe.experts.1.gate : !kiln.weight<[8, 12], q8_2f>
+    %g2 = kiln.weight @moe.experts.2.gate : !kiln.weight<[8, 12], q8_2f>
+    %eg = kiln.expert_select %ex[%g0, %g1, %g2] : !kiln.weight<[8, 12], q8_2f>, !kiln.weight<[8, 12], q8_2f>, !kiln.weight<[8, 12], q8_2f> -> !kiln.weight<[8, 12], q8_2f>
+    %u0 = kiln.weight @moe.experts.0.up : !kiln.weight<[8, 12], q8_2f>
+    %u1 = kiln.weight @moe.experts.1.up : !kiln.weight<[8, 12], q8_2f>
+    %u2 = kiln.weight @moe.experts.2.up : !kiln.weight<[8, 12], q8_2f>
+    %eu = kiln.expert_select %ex[%u0, %u1, %u2] : !kiln.weight<[8, 12], q8_2f>, !kiln.weight<[8, 12], q8_2f>, !kiln.weight<[8, 12], q8_2f> -> !kiln.weight<[8, 12], q8_2f>
+    %d0 = kiln.weight @moe.experts.0.down : !kiln.weight<[12, 8], q8_2f>
+    %d1 = kiln.weight @moe.experts.1.down : !kiln.weight<[12, 8], q8_2f>
+    %d2 = kiln.weight @moe.experts.2.down : !kiln.weight<[12, 8], q8_2f>
+    %ed = kiln.expert_select %ex[%d0, %d1, %d2] : !kiln.weight<[12, 8], q8_2f>, !kiln.weight<[12, 8], q8_2f>, !kiln.weight<[12, 8], q8_2f> -> !kiln.weight<[12, 8], q8_2f>
+    %rg = kiln.matvec %eg, %x2 : !kiln.weight<[8, 12], q8_2f>, tensor<12xf32> -> tensor<8xf32>
+    %ru = kiln.matvec %eu, %x2 : !kiln.weight<[8, 12], q8_2f>, tensor<12xf32> -> tensor<8xf32>
+    %ra = kiln.swiglu %rg, %ru : tensor<8xf32>
+    %rd = kiln.matvec %ed, %ra : !kiln.weight<[12, 8], q8_2f>, tensor<8xf32> -> tensor<12xf32>
+    %ff = kiln.add %f, %rd : tensor<12xf32>
+    %h2 = kiln.add %h, %ff : tensor<12xf32>
+    %w = kiln.weight @final_norm : tensor<12xf32>
+    %x = kiln.rms_norm %h2, %w {eps = 1.0e-06 : f32, zero_centered} : tensor<12xf32>
+    %c = kiln.weight @head.clusters : tensor<2x12xf32>
+    %y = kiln.matvec %c, %x : tensor<2x12xf32>, tensor<12xf32> -> tensor<2xf32>
+    %lc = kiln.log_softmax %y : tensor<2xf32>
+    %gate = kiln.top_p_gate %lc, %top_p : tensor<2xf32>
+    %r = kiln.weight @head.rows : !kiln.weight<[6, 12], f16>
+    %logp = kiln.clustered_head %r, %x, %lc, %gate {cluster_size = 3 : i64, num_clusters = 2 : i64} : !kiln.weight<[6, 12], f16>, tensor<12xf32>, tensor<2xf32> -> tensor<6xf32>
+    kiln.return %logp : tensor<6xf32>
+  }
+}

@@ -80,3 +80,30 @@ func.func @names(%qr: memref<48xf32>, %kr: memref<1x8x16xf32>, %p: memref<4xi32>
   return
 }
 }
+
+// -----
+
+// A routed expert: the kernel reads the router's word once, clamps it to the
+// last of the 4 candidates, and offsets the weight row and the q8_2f scales
+// by e·R and e·C; the column field multiplies the input inside the kernel.
+// 96 rows of one expert: 96 workgroups.
+// CHECK-LABEL: func.func @matvec_expert
+// CHECK: gpu.launch_func @kiln_kernels::@expert_gate blocks in (%c96, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}}) args(%arg0 : memref<384x5xvector<4xi32>>, %arg1 : memref<1xi32>, %arg2 : memref<384xf32>, %arg3 : memref<288xf32>, %arg4 : memref<72xf32>, %arg5 : memref<96xf32>)
+// CHECK: gpu.func @expert_gate(
+// CHECK: %[[WORD:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<1xi32>
+// CHECK: %[[E:.*]] = arith.index_castui %[[WORD]] : i32 to index
+// CHECK: arith.minui %[[E]], %{{.*}} : index
+// CHECK: memref.load %{{.*}} : memref<384x5xvector<4xi32>>
+// CHECK: memref.load %{{.*}} : memref<288xf32>
+// CHECK: memref.load %{{.*}} : memref<384xf32>
+module {
+func.func @matvec_expert(%w: memref<384x5xvector<4xi32>>, %sel: memref<1xi32>, %s: memref<384xf32>, %t: memref<288xf32>,
+                         %x: memref<72xf32>, %y: memref<96xf32>) {
+  stage.dispatch "expert_gate" {
+    stage.matvec weight(%w : memref<384x5xvector<4xi32>>) expert(%sel : memref<1xi32>) row_scale(%s : memref<384xf32>)
+        col_scale(%t : memref<288xf32>) input(%x : memref<72xf32>) out(%y : memref<96xf32>)
+        {experts = 4 : i64, format = #stage.format<q8_2f>}
+  }
+  return
+}
+}

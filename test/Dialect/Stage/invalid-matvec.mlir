@@ -68,3 +68,83 @@ func.func @dynamic(%w: memref<72x25xvector<4xi32>>, %x: memref<?xf32>, %y: memre
   }
   return
 }
+
+// -----
+
+func.func @experts_without_index(%w: memref<96x7xvector<4xi32>>, %x: memref<52xf32>, %y: memref<24xf32>) {
+  stage.dispatch {
+    // expected-error @+1 {{experts = 4 needs an expert operand (the index stage.router writes) to pick one}}
+    stage.matvec weight(%w : memref<96x7xvector<4xi32>>) input(%x : memref<52xf32>) out(%y : memref<24xf32>) {experts = 4 : i64, format = #stage.format<f16>}
+  }
+  return
+}
+
+// -----
+
+func.func @experts_stack(%w: memref<98x7xvector<4xi32>>, %e: memref<1xi32>, %x: memref<52xf32>, %y: memref<24xf32>) {
+  stage.dispatch {
+    // expected-error @+1 {{weight has 98 rows, not a multiple of experts (4): the candidates are stacked row-wise}}
+    stage.matvec weight(%w : memref<98x7xvector<4xi32>>) expert(%e : memref<1xi32>) input(%x : memref<52xf32>) out(%y : memref<24xf32>) {experts = 4 : i64, format = #stage.format<f16>}
+  }
+  return
+}
+
+// -----
+
+func.func @experts_out_rows(%w: memref<96x7xvector<4xi32>>, %e: memref<1xi32>, %x: memref<52xf32>, %y: memref<96xf32>) {
+  stage.dispatch {
+    // expected-error @+1 {{without split-K the output must be memref<24xf32>}}
+    stage.matvec weight(%w : memref<96x7xvector<4xi32>>) expert(%e : memref<1xi32>) input(%x : memref<52xf32>) out(%y : memref<96xf32>) {experts = 4 : i64, format = #stage.format<f16>}
+  }
+  return
+}
+
+// -----
+
+func.func @experts_index_word(%w: memref<96x7xvector<4xi32>>, %e: memref<2xi32>, %x: memref<52xf32>, %y: memref<24xf32>) {
+  stage.dispatch {
+    // expected-error @+1 {{expert has 2 elements, expected 1 (one selected index)}}
+    stage.matvec weight(%w : memref<96x7xvector<4xi32>>) expert(%e : memref<2xi32>) input(%x : memref<52xf32>) out(%y : memref<24xf32>) {experts = 4 : i64, format = #stage.format<f16>}
+  }
+  return
+}
+
+// -----
+
+func.func @experts_row_scale(%w: memref<96x4xvector<4xi32>>, %e: memref<1xi32>, %s: memref<24xf32>, %x: memref<52xf32>, %y: memref<24xf32>) {
+  stage.dispatch {
+    // expected-error @+1 {{row_scale has 24 elements, expected 96 (one scale per row of each expert)}}
+    stage.matvec weight(%w : memref<96x4xvector<4xi32>>) expert(%e : memref<1xi32>) row_scale(%s : memref<24xf32>) input(%x : memref<52xf32>) out(%y : memref<24xf32>) {experts = 4 : i64, format = #stage.format<q8_2f>}
+  }
+  return
+}
+
+// -----
+
+func.func @experts_col_scale(%w: memref<96x4xvector<4xi32>>, %e: memref<1xi32>, %s: memref<96xf32>, %t: memref<52xf32>, %x: memref<52xf32>, %y: memref<24xf32>) {
+  stage.dispatch {
+    // expected-error @+1 {{col_scale has 52 elements, expected 208 (one scale per column of each expert)}}
+    stage.matvec weight(%w : memref<96x4xvector<4xi32>>) expert(%e : memref<1xi32>) row_scale(%s : memref<96xf32>) col_scale(%t : memref<52xf32>) input(%x : memref<52xf32>) out(%y : memref<24xf32>) {experts = 4 : i64, format = #stage.format<q8_2f>}
+  }
+  return
+}
+
+// -----
+
+func.func @col_scale_f16(%w: memref<24x7xvector<4xi32>>, %t: memref<52xf32>, %x: memref<52xf32>, %y: memref<24xf32>) {
+  stage.dispatch {
+    // expected-error @+1 {{f16 takes no col_scale operand}}
+    stage.matvec weight(%w : memref<24x7xvector<4xi32>>) col_scale(%t : memref<52xf32>) input(%x : memref<52xf32>) out(%y : memref<24xf32>) {format = #stage.format<f16>}
+  }
+  return
+}
+
+// -----
+
+func.func @experts_zero(%w: memref<24x7xvector<4xi32>>, %e: memref<1xi32>, %x: memref<52xf32>, %y: memref<24xf32>) {
+  stage.dispatch {
+    // expected-error @+1 {{experts must be at least 1, got 0}}
+    stage.matvec weight(%w : memref<24x7xvector<4xi32>>) expert(%e : memref<1xi32>) input(%x : memref<52xf32>) out(%y : memref<24xf32>) {experts = 0 : i64, format = #stage.format<f16>}
+  }
+  return
+}

@@ -116,3 +116,32 @@ func.func @dory(%q: memref<64xf32>, %k: memref<16xf32>, %s: memref<4x16xf32>, %p
   stage.dispatch { stage.dory_mix hidden(%h : memref<64xf32>) entry(%q : memref<64xf32>) state(%qo : memref<64xf32>) {mode = 1 : i64, eps = 1.0e-06 : f32} }
   return
 }
+
+// A routed expert: the router's word picks one of 4 stacked candidates
+// (4 x 24 rows); q8_2f scales are stacked too and the column field is
+// applied inside the mat-vec.
+
+// CHECK-LABEL: func.func @routed_expert
+func.func @routed_expert(%x: memref<52xf32>, %mu: memref<4x52xf32>, %u: memref<4x2x52xf32>,
+                         %b: memref<4xf32>, %sh: memref<4xf32>, %sel: memref<1xi32>,
+                         %wq: memref<96x4xvector<4xi32>>, %s: memref<96xf32>, %t: memref<208xf32>,
+                         %wh: memref<96x7xvector<4xi32>>, %y: memref<24xf32>) {
+  stage.dispatch "router" {
+    stage.router input(%x : memref<52xf32>) centres(%mu : memref<4x52xf32>) basis(%u : memref<4x2x52xf32>)
+        bias(%b : memref<4xf32>) shells(%sh : memref<4xf32>) selected(%sel : memref<1xi32>)
+  }
+  // CHECK: stage.matvec weight(%{{.*}} : memref<96x4xvector<4xi32>>) expert(%{{.*}} : memref<1xi32>) row_scale(%{{.*}} : memref<96xf32>) col_scale(%{{.*}} : memref<208xf32>) input
+  // CHECK-SAME: experts = 4
+  stage.dispatch "expert_q8" {
+    stage.matvec weight(%wq : memref<96x4xvector<4xi32>>) expert(%sel : memref<1xi32>) row_scale(%s : memref<96xf32>)
+        col_scale(%t : memref<208xf32>) input(%x : memref<52xf32>) out(%y : memref<24xf32>)
+        {experts = 4 : i64, format = #stage.format<q8_2f>}
+  }
+  // CHECK: stage.matvec weight(%{{.*}} : memref<96x7xvector<4xi32>>) expert(%{{.*}} : memref<1xi32>) input
+  // CHECK-SAME: experts = 4
+  stage.dispatch "expert_f16" {
+    stage.matvec weight(%wh : memref<96x7xvector<4xi32>>) expert(%sel : memref<1xi32>) input(%x : memref<52xf32>)
+        out(%y : memref<24xf32>) {accumulate, experts = 4 : i64, format = #stage.format<f16>}
+  }
+  return
+}
