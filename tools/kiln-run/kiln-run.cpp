@@ -338,10 +338,20 @@ int run(const Arguments &args) {
     std::vector<kiln_dispatch_profile_t> entries(count);
     if (kiln_status_t status = kiln_session_profile(handles.session, entries.data(), count, &count))
       return report(status);
-    std::fprintf(stderr, "profile (GPU ms per call, decode program):\n");
-    for (const auto &entry : entries)
-      std::fprintf(stderr, "  %-40s %10.4f\n", entry.label,
-                   entry.calls ? entry.total_ms / static_cast<double>(entry.calls) : 0.0);
+    // Measured GPU time beside the compiler's estimate (docs/fusion.md).
+    std::fprintf(stderr, "profile (decode program, per call):\n  %-40s %12s %12s\n",
+                 "dispatch", "measured us", "estimate us");
+    double measured = 0, estimated = 0;
+    for (const auto &entry : entries) {
+      double us = entry.calls ? 1e3 * entry.total_ms / static_cast<double>(entry.calls) : 0.0;
+      measured += us;
+      estimated += entry.estimated_us > 0 ? entry.estimated_us : 0;
+      if (entry.estimated_us >= 0)
+        std::fprintf(stderr, "  %-40s %12.3f %12.3f\n", entry.label, us, entry.estimated_us);
+      else
+        std::fprintf(stderr, "  %-40s %12.3f %12s\n", entry.label, us, "-");
+    }
+    std::fprintf(stderr, "  %-40s %12.3f %12.3f\n", "total", measured, estimated);
   }
   return 0;
 }

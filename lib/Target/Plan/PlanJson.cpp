@@ -124,7 +124,8 @@ Json dumpPlan(const plan::Plan &p) {
                                 {"label", str(d->label())},
                                 {"grid", dim3(d->grid())},
                                 {"grid_mode", plan::EnumNameGridMode(d->grid_mode())},
-                                {"barrier_before", d->barrier_before()}});
+                                {"barrier_before", d->barrier_before()},
+                                {"estimated_us", d->estimated_us()}});
       Json readback;
       if (const plan::Readback *r = program->readback())
         readback = {{"source_buffer", r->source_buffer()},

@@ -66,6 +66,7 @@ struct PlanDispatch {
   plan::Dim3 grid{1, 1, 1};
   std::string label;
   DispatchAccesses accesses;
+  float estimatedMicros = -1; // stage.estimated_us of the fused dispatch
 };
 
 struct PlanProgram {
@@ -629,6 +630,8 @@ LogicalResult PlanWriter::readProgram(func::FuncOp func, const std::vector<Logic
     dispatch.kernel = *index;
     dispatch.grid = plan::Dim3(grid[0], grid[1], grid[2]);
     dispatch.label = planKernel.name;
+    if (auto estimate = launch->getAttrOfType<FloatAttr>("stage.estimated_us"))
+      dispatch.estimatedMicros = static_cast<float>(estimate.getValueAsDouble());
     for (size_t b = 0; b < planKernel.ranges.size(); ++b) {
       auto [buffer, offset, size] = planKernel.ranges[b];
       BufferAccess access{buffer, offset, size, planKernel.access[b].reads,
@@ -774,7 +777,8 @@ FailureOr<std::vector<uint8_t>> PlanWriter::serialize() {
       const PlanDispatch &d = p.dispatches[i];
       dispatches.push_back(plan::CreateDispatchDirect(fbb, d.kernel, &d.grid,
                                                       plan::GridMode::Static, 0, 0, barriers[i],
-                                                      nullptr, d.label.c_str()));
+                                                      nullptr, d.label.c_str(),
+                                                      d.estimatedMicros));
     }
     auto readback = plan::CreateReadback(fbb, p.readSourceBuffer, p.readSourceOffset,
                                          p.readBuffer, p.readOffset, p.count, p.values);

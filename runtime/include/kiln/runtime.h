@@ -188,6 +188,7 @@ typedef struct kiln_dispatch_profile_t {
   uint32_t kernel;     /* kernel index */
   uint64_t calls;      /* profiled submissions */
   double total_ms;     /* summed GPU time */
+  double estimated_us; /* the compiler's estimate per call (plan), negative = none */
 } kiln_dispatch_profile_t;
 
 /* Per-dispatch GPU time of the "decode" program (profiling enabled): writes up to

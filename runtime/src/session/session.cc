@@ -391,6 +391,7 @@ Status Session::profile(kiln_dispatch_profile_t *out, size_t capacity, size_t &c
     out[i].kernel = plan_.decode().dispatches()->Get(i)->kernel();
     out[i].calls = profiledCalls_;
     out[i].total_ms = profileMs_[i];
+    out[i].estimated_us = plan_.decode().dispatches()->Get(i)->estimated_us();
   }
   return okStatus();
 }

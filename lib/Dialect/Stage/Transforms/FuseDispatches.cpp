@@ -169,11 +169,17 @@ std::optional<FusionForm> formOf(DispatchOp d) {
 /// head (head-workgroup-size) does not mix with a reduction over a whole
 /// workgroup (reduce-workgroup-size) or a mat-vec (sized by its rows).
 bool concurrentSizesAgree(ArrayRef<Operation *> stages) {
-  bool perHead = false, wide = false;
+  bool wide = false;
+  std::optional<OperationName> perHead;
   for (Operation *op : stages) {
     GridKind kind = gridKindOf(op);
-    perHead |= kind == GridKind::PerWorkgroup;
     wide |= kind == GridKind::SingleWorkgroup || kind == GridKind::RowItems;
+    if (kind != GridKind::PerWorkgroup)
+      continue;
+    // Per-head kinds pick their sizes from different options: one kind only.
+    if (perHead && *perHead != op->getName())
+      return false;
+    perHead = op->getName();
   }
   return !(perHead && wide);
 }
