@@ -1,29 +1,39 @@
 //===- GdnStep.cpp - Gated delta rule and gated norm, a workgroup per head ===//
 //
-// State layout [nv, dk, dv]: a lane owns value columns j (stride = workgroup
-// size), so neighbouring lanes touch neighbouring words of each state row.
-// The lane computes kv_j = Σ_i S[i][j]·k̂_i, then updates its column in place
-// and accumulates o_j = Σ_i S'[i][j]·q̂_i. Two workgroup reductions give |q|²
-// and |k|², a third the gated norm's mean square.
+// State layout [nv, dk, dv]. The workgroup (reduce-workgroup-size threads) is
+// C column lanes x P row slices: lane c owns value columns j = c, c + C, ...
+// (neighbouring lanes touch neighbouring words of each state row) and slice
+// s the state rows i = s, s + P, ... of each column. A column's
+// kv_j = Σ_i S[i][j]·k̂_i and o_j = Σ_i S'[i][j]·q̂_i are summed over the
+// slices in workgroup memory, so each thread's serial chain is dk/P rows, not
+// dk (the decode step is latency-bound: 16 heads cannot fill a GPU). q̂ and k̂
+// are normalised once into workgroup memory. Two workgroup reductions give
+// |q|² and |k|², a third the gated norm's mean square.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelBuilder.h"
+
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 
 namespace kiln {
 
 KernelShape shapeOf(stage::GdnStepOp op, const StageToGPUOptions &o) {
-  return {o.headWorkgroupSize, memrefSize(op.getState(), 0)};
+  return {o.reduceWorkgroupSize, memrefSize(op.getState(), 0)};
 }
 
 void buildKernel(stage::GdnStepOp op, KernelBuilder &kb) {
   int64_t nv = memrefSize(op.getState(), 0), dk = memrefSize(op.getState(), 1),
           dv = memrefSize(op.getState(), 2);
   int64_t nk = op.getNumKHeads();
+  int64_t width = kb.getWorkgroupSize();
+  int64_t lanes = std::min<int64_t>(llvm::PowerOf2Ceil(dv), width);
+  int64_t slices = width / lanes;
   Value qkv = kb.buffer(op.getQkv()), state = kb.buffer(op.getState());
   Value out = kb.buffer(op.getOut());
   Value head = kb.workgroupId();
+  Value tid = kb.threadId();
   Value keyHead = kb.div(head, kb.index(nv / nk));
   Value qBase = kb.mul(keyHead, kb.index(dk));
   Value kBase = kb.add(kb.index(nk * dk), qBase);
@@ -42,6 +52,13 @@ void buildKernel(stage::GdnStepOp op, KernelBuilder &kb) {
                        kb.fmul(kb.sqrt(kb.fadd(qq, kb.f32(1e-6f))),
                                kb.f32(std::sqrt(float(dk)))));
   Value invK = kb.rsqrt(kb.fadd(kk, kb.f32(1e-6f)));
+  Value qHat = kb.workgroupBuffer(dk), kHat = kb.workgroupBuffer(dk);
+  kb.strided(kb.index(dk), [&](Value i) {
+    kb.store(kb.fmul(kb.load(qkv, {kb.add(qBase, i)}), invQ), qHat, {i});
+    kb.store(kb.fmul(kb.load(qkv, {kb.add(kBase, i)}), invK), kHat, {i});
+  });
+  Value partials = kb.workgroupBuffer(width);
+  kb.barrier();
 
   Value aLog = kb.load(kb.buffer(op.getALog()), {head});
   Value a = kb.fadd(kb.load(kb.buffer(op.getA()), {head}),
@@ -50,39 +67,64 @@ void buildKernel(stage::GdnStepOp op, KernelBuilder &kb) {
                                kb.softplus(a)));
   Value beta = kb.sigmoid(kb.load(kb.buffer(op.getB()), {head}));
 
-  Value oSquares = kb.strided(kb.index(dv), kb.f32(0.0f), [&](Value j, Value acc) {
-    Value kv = kb.forLoop(kb.index(0), kb.index(dk), kb.index(1),
-                          {kb.f32(0.0f)},
-                          [&](Value i, ValueRange s) -> SmallVector<Value> {
-      Value k = kb.fmul(kb.load(qkv, {kb.add(kBase, i)}), invK);
-      return {kb.fadd(s[0], kb.fmul(kb.load(state, {head, i, j}), k))};
+  Value lane = kb.rem(tid, kb.index(lanes));
+  Value slice = kb.div(tid, kb.index(lanes));
+  // Σ over the slices of column lane `lane`'s partials; every thread gets it.
+  auto sumSlices = [&](Value partial) {
+    kb.store(partial, partials, {tid});
+    kb.barrier();
+    Value total = kb.load(partials, {lane});
+    for (int64_t s = 1; s < slices; ++s)
+      total = kb.fadd(total, kb.load(partials, {kb.add(lane, kb.index(s * lanes))}));
+    kb.barrier();
+    return total;
+  };
+  // Column passes are uniform over the workgroup (their barriers need it);
+  // a lane past dv computes on a clamped column and stores nothing.
+  Value oSquares = kb.forLoop(
+      kb.index(0), kb.index(ceilDiv(dv, lanes)), kb.index(1), {kb.f32(0.0f)},
+      [&](Value pass, ValueRange acc) -> SmallVector<Value> {
+    Value column = kb.add(kb.mul(pass, kb.index(lanes)), lane);
+    Value valid = kb.ult(column, kb.index(dv));
+    Value j = kb.min(column, kb.index(dv - 1));
+    Value kvPart = kb.forLoop(slice, kb.index(dk), kb.index(slices),
+                              {kb.f32(0.0f)},
+                              [&](Value i, ValueRange s) -> SmallVector<Value> {
+      return {kb.fadd(s[0], kb.fmul(kb.load(state, {head, i, j}),
+                                    kb.load(kHat, {i})))};
     })[0];
+    Value kv = sumSlices(kvPart);
     Value v = kb.load(qkv, {kb.add(vBase, j)});
     Value delta = kb.fmul(beta, kb.fsub(v, kb.fmul(decay, kv)));
-    Value o = kb.forLoop(kb.index(0), kb.index(dk), kb.index(1),
-                         {kb.f32(0.0f)},
-                         [&](Value i, ValueRange s) -> SmallVector<Value> {
-      Value k = kb.fmul(kb.load(qkv, {kb.add(kBase, i)}), invK);
-      Value q = kb.fmul(kb.load(qkv, {kb.add(qBase, i)}), invQ);
+    Value oPart = kb.forLoop(slice, kb.index(dk), kb.index(slices),
+                             {kb.f32(0.0f)},
+                             [&](Value i, ValueRange s) -> SmallVector<Value> {
       Value updated = kb.fadd(kb.fmul(decay, kb.load(state, {head, i, j})),
-                              kb.fmul(k, delta));
-      kb.store(updated, state, {head, i, j});
-      return {kb.fadd(s[0], kb.fmul(updated, q))};
+                              kb.fmul(kb.load(kHat, {i}), delta));
+      kb.ifThen(valid, [&] { kb.store(updated, state, {head, i, j}); });
+      return {kb.fadd(s[0], kb.fmul(updated, kb.load(qHat, {i})))};
     })[0];
-    kb.store(o, out, {kb.add(oBase, j)});
-    return kb.fadd(acc, kb.fmul(o, o));
-  });
+    Value o = sumSlices(oPart);
+    Value owner = kb.b.create<arith::AndIOp>(
+        kb.loc, valid, kb.ult(slice, kb.index(1)));
+    kb.ifThen(owner, [&] { kb.store(o, out, {kb.add(oBase, j)}); });
+    Value square = kb.select(owner, kb.fmul(o, o), kb.f32(0.0f));
+    return {kb.fadd(acc[0], square)};
+  })[0];
   Value total = kb.reduce(oSquares, ReduceKind::Add);
   Value inv = kb.rsqrt(kb.fadd(kb.fdiv(total, kb.f32(float(dv))),
                                kb.f32(op.getEps().convertToFloat())));
   Value norm = kb.buffer(op.getNorm()), z = kb.buffer(op.getZ());
-  kb.strided(kb.index(dv), [&](Value j) {
-    Value at = kb.add(oBase, j);
-    Value y = kb.fmul(kb.fmul(kb.load(out, {at}), inv), kb.load(norm, {j}));
-    y = kb.fmul(y, kb.silu(kb.load(z, {at})));
-    if (op.getFold())
-      y = kb.fmul(y, kb.load(kb.buffer(op.getFold()), {at}));
-    kb.store(y, out, {at});
+  // Each lane normalises only the columns it stored (no barrier needed).
+  kb.ifThen(kb.ult(slice, kb.index(1)), [&] {
+    kb.forLoop(lane, kb.index(dv), kb.index(lanes), [&](Value j) {
+      Value at = kb.add(oBase, j);
+      Value y = kb.fmul(kb.fmul(kb.load(out, {at}), inv), kb.load(norm, {j}));
+      y = kb.fmul(y, kb.silu(kb.load(z, {at})));
+      if (op.getFold())
+        y = kb.fmul(y, kb.load(kb.buffer(op.getFold()), {at}));
+      kb.store(y, out, {at});
+    });
   });
 }
 

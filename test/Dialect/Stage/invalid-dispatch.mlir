@@ -54,9 +54,11 @@ func.func @dependent_concurrent(%x: memref<4xf32>, %y: memref<4xf32>, %z: memref
 
 // -----
 
-func.func @per_head_in_one_workgroup(%cq: memref<68xf32>, %z: memref<36xf32>, %a: memref<3xf32>,
+// gdn_step keeps a kernel of its own (its workgroup size differs from the
+// per-head stages'): it has no fused form.
+func.func @gdn_step_fused(%cq: memref<68xf32>, %z: memref<36xf32>, %a: memref<3xf32>,
                                      %n: memref<12xf32>, %s: memref<3x16x12xf32>, %o: memref<36xf32>, %p: memref<36xf32>) {
-  // expected-error @+1 {{fusion "one_workgroup": stage #0 ('stage.gdn_step') needs a workgroup per head: it cannot run inside one workgroup}}
+  // expected-error @+1 {{fusion "one_workgroup": stage #0 ('stage.gdn_step') has no fused form}}
   stage.dispatch attributes {fusion = "one_workgroup"} {
     stage.gdn_step qkv(%cq : memref<68xf32>) z(%z : memref<36xf32>) a(%a : memref<3xf32>) b(%a : memref<3xf32>)
         a_log(%a : memref<3xf32>) dt_bias(%a : memref<3xf32>) norm(%n : memref<12xf32>)

@@ -27,8 +27,10 @@ GridKind gridKindOf(Operation *stage) {
     return GridKind::PerThread;
   if (isa<MatVecOp>(stage))
     return GridKind::RowItems;
-  if (isa<GdnStepOp, AttentionOp, HeadRowsOp, DoryPrepOp>(stage))
+  if (isa<AttentionOp, HeadRowsOp, DoryPrepOp>(stage))
     return GridKind::PerWorkgroup;
+  // gdn_step runs a workgroup per head at reduce-workgroup-size (GdnStep.cpp),
+  // unlike the head-workgroup-size stages: it keeps a kernel of its own.
   return GridKind::Opaque;
 }
 
