@@ -24,7 +24,13 @@ public:
     double bytes = double(stage.bytesRead + stage.bytesWritten);
     double memoryMicros = bytes / (bandwidth * 1e3);           // GB/s -> bytes/us
     double computeMicros = double(stage.flops) / (target_.computeGFlops * busy * 1e3);
-    return std::max(memoryMicros, computeMicros);
+    // Barriers run one after another inside a workgroup; workgroups overlap
+    // up to the compute units. Squeezed into fewer workgroups than its own,
+    // a stage runs at the fused kernel's (256-thread) width.
+    double width = wg >= stage.workgroups ? stage.ownWidth : 1.0;
+    double barrierMicros = double(stage.barriers) * target_.workgroupBarrierMicros * width /
+                           double(std::min<uint64_t>(wg, target_.computeUnits));
+    return std::max(memoryMicros, computeMicros) + barrierMicros;
   }
 
   DispatchEstimate dispatchMicros(const std::vector<StageCost> &stages,

@@ -49,7 +49,8 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
       "name", "api", "source", "boundary_us", "boundary_no_barrier_us",
       "submit_us", "read_bandwidth_gbps", "single_workgroup_bandwidth_gbps",
       "matvec_efficiency", "compute_gflops", "subgroup_size",
-      "max_workgroup_size", "max_shared_memory_bytes", "compute_units"};
+      "max_workgroup_size", "max_shared_memory_bytes", "compute_units",
+      "workgroup_barrier_us"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!known.count(it.key()))
       return io::Error("target: unknown field '" + it.key() + "'");
@@ -73,6 +74,9 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
   if (s) s = readCount(j, "max_workgroup_size", d.maxWorkgroupSize);
   if (s) s = readCount(j, "max_shared_memory_bytes", d.maxSharedMemoryBytes);
   if (s) s = readCount(j, "compute_units", d.computeUnits);
+  // Optional (0 when absent): only a CPU implementation pays much for one.
+  if (s && j.contains("workgroup_barrier_us"))
+    s = readPositive(j, "workgroup_barrier_us", d.workgroupBarrierMicros, true);
   if (!s)
     return s.error();
   if (d.matvecEfficiency > 1.0)
@@ -97,6 +101,7 @@ std::string targetDescToJson(const TargetDesc &d) {
   j["name"] = d.name;
   j["api"] = d.api;
   j["source"] = d.source;
+  j["workgroup_barrier_us"] = d.workgroupBarrierMicros;
   j["boundary_us"] = d.boundaryMicros;
   j["boundary_no_barrier_us"] = d.boundaryNoBarrierMicros;
   j["submit_us"] = d.submitMicros;

@@ -25,6 +25,11 @@ struct StageCost {
   uint64_t workgroups = 1;
   /// True for a wide mat-vec (reaches matvecEfficiency, not full streaming).
   bool isMatvec = false;
+  /// Workgroup barriers the stage's reductions execute in all (e.g. ~10 per
+  /// mat-vec row), and the stage's own workgroup size over 256: a barrier of
+  /// a narrower workgroup costs proportionally less where threads are fibres.
+  uint64_t barriers = 0;
+  double ownWidth = 1.0;
 };
 
 /// Estimated cost of a dispatch holding `stages`, run in `workgroups`

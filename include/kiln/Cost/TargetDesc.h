@@ -41,6 +41,10 @@ struct TargetDesc {
   uint32_t maxSharedMemoryBytes = 16384;
   /// Workgroups that run at once at full speed (SMs, CUs, cores).
   uint32_t computeUnits = 1;
+  /// One workgroup barrier of a 256-thread workgroup (optional, default 0):
+  /// on lavapipe a workgroup's threads are fibres of one core, and a fused
+  /// one-workgroup kernel is dominated by its reductions' barriers.
+  double workgroupBarrierMicros = 0;
 };
 
 /// Parses a descriptor; every missing or out-of-range field is a named error.

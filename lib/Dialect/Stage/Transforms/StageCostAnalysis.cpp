@@ -22,6 +22,9 @@ using namespace mlir;
 namespace kiln::stage {
 namespace {
 
+/// A workgroup tree reduction of 256 threads: log2(256) steps + 2.
+constexpr uint64_t kBarriersPerReduction = 10;
+
 int64_t elements(Value v) { return cast<MemRefType>(v.getType()).getNumElements(); }
 int64_t dimOf(Value v, unsigned d) { return cast<MemRefType>(v.getType()).getDimSize(d); }
 uint64_t ceilDiv(int64_t a, int64_t b) { return uint64_t((a + b - 1) / b); }
@@ -71,6 +74,13 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
         // A workgroup per (row, chunk), the grid capped at 65535.
         c.workgroups = uint64_t(std::min<int64_t>(op.getRows() * op.getSplitK(), 65535));
         c.isMatvec = true;
+        // One reduction per (row, chunk); the kernel's width follows the chunk.
+        int64_t groups = ceilDiv(dimOf(op.getWeight(), 1), op.getSplitK());
+        int64_t width = 32;
+        while (width < groups && width < 256)
+          width *= 2;
+        c.barriers = uint64_t(op.getRows() * op.getSplitK()) * kBarriersPerReduction;
+        c.ownWidth = double(width) / 256.0;
         // A routed expert reads one of its E stacked candidates.
         int64_t experts = op.getNumExperts();
         for (Value v : {op.getWeight(), op.getRowScale(), op.getColScale()})
@@ -138,6 +148,17 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
       });
   if (c.workgroups == 0)
     c.workgroups = 1;
+  // Reducing stages other than the mat-vec: a few reductions per workgroup
+  // (single-workgroup stages at 256 threads, per-head stages at 64).
+  if (!isa<MatVecOp>(stage)) {
+    GridKind kind = gridKindOf(stage);
+    if (kind == GridKind::SingleWorkgroup)
+      c.barriers = 3 * kBarriersPerReduction;
+    else if (kind != GridKind::PerThread) {
+      c.barriers = c.workgroups * 3 * kBarriersPerReduction;
+      c.ownWidth = 0.25;
+    }
+  }
   return c;
 }
 
