@@ -88,6 +88,8 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
             c.bytesRead -= bytesOf(v) / experts * (experts - 1);
       })
       .Case([&](EmbedGatherOp op) {
+        // One row of the table, not the table.
+        c.bytesRead = uint64_t(dimOf(op.getTable(), 1)) * 16 + bytesOf(op.getParams());
         c.flops = uint64_t(elements(op.getOut()));
         c.workgroups = ceilDiv(dimOf(op.getTable(), 1), row);
       })
