@@ -41,6 +41,7 @@ void EmbryoSession::reset() {
   }
   position_ = 0;
   lastExperts_.clear();
+  lastRoutes_.clear();
   lastHidden_.clear();
 }
 
@@ -124,6 +125,7 @@ std::vector<float> EmbryoSession::feedForward(size_t layer,
   if (w.hasMoe) {
     const RouteDecision route = routeResonance(w.moe.router, x2);
     lastExperts_.push_back(route.expert);
+    lastRoutes_.push_back(route);
     const std::vector<float> routed = swiGlu(w.moe.experts[route.expert], x2);
     for (size_t i = 0; i < f.size(); ++i)
       f[i] += routed[i];
@@ -146,6 +148,7 @@ io::Expected<std::vector<float>> EmbryoSession::step(int token) {
   const float *row = model_->embed.data() + toSize(token) * hidden;
   std::vector<float> h(row, row + hidden);
   lastExperts_.clear();
+  lastRoutes_.clear();
 
   for (size_t layer = 0; layer < model_->layers.size(); ++layer) {
     const EmbryoLayerWeights &w = model_->layers[layer];

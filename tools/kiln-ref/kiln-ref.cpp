@@ -18,9 +18,11 @@
 #include "kiln/Reference/Sampler.h"
 
 #include <cerrno>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -51,6 +53,8 @@ const char *kUsage =
     "                      <token> <its log-probability>\n"
     "  --print-experts     Embryo with MoE: then one line per MoE layer with\n"
     "                      how often each expert was routed to over all steps\n"
+    "                      and the closest call (smallest score gap to the\n"
+    "                      runner-up or distance of an error to its shell)\n"
     "  --help              this text\n";
 
 struct Options {
@@ -95,6 +99,21 @@ bool parseUnsigned(const std::string &text, uint64_t &out) {
   errno = 0;
   out = std::strtoull(text.c_str(), &end, 10);
   return errno == 0 && *end == '\0';
+}
+
+/// The smallest change of one router input that flips `route`: the gap from
+/// the top score to the runner-up, or an error's distance to its shell.
+double closestCall(const kiln::ref::RouteDecision &route,
+                   const std::vector<float> &shells) {
+  double closest = std::numeric_limits<double>::infinity();
+  const double best = route.scores[route.expert];
+  for (size_t e = 0; e < route.scores.size(); ++e) {
+    if (e != route.expert && std::isfinite(route.scores[e]) && std::isfinite(best))
+      closest = std::min(closest, best - route.scores[e]);
+    if (!shells.empty() && std::isfinite(shells[e]))
+      closest = std::min(closest, std::fabs(static_cast<double>(route.errors[e]) - shells[e]));
+  }
+  return closest;
 }
 
 // Returns an error message, or empty on success.
@@ -232,6 +251,11 @@ int main(int argc, char **argv) {
         std::make_shared<const kiln::ref::DoryModel>(std::move(*model)));
   }
   std::vector<std::vector<int>> routed;
+  std::vector<double> closest;
+  auto moeShells = [&](size_t k) -> const std::vector<float> & {
+    const size_t layer = static_cast<size_t>(config->embryo.moe->layers[k]);
+    return embryo->model().layers[layer].moe.router.shells;
+  };
   auto run = [&](const std::vector<int> &tokens)
       -> kiln::io::Expected<std::vector<float>> {
     if (dory)
@@ -242,12 +266,17 @@ int main(int argc, char **argv) {
       last = embryo->step(token);
       if (!last)
         return last;
-      // Per MoE layer (in layer order), per expert: steps routed there.
+      // Per MoE layer (in layer order), per expert: steps routed there,
+      // and the closest call (how far a device's rounding is from flipping
+      // a decision).
       const std::vector<size_t> &experts = embryo->lastExperts();
       routed.resize(experts.size());
+      closest.resize(experts.size(), std::numeric_limits<double>::infinity());
       for (size_t k = 0; k < experts.size(); ++k) {
         routed[k].resize(static_cast<size_t>(config->embryo.moe->numExperts));
         ++routed[k][experts[k]];
+        closest[k] = std::min(closest[k], closestCall(embryo->lastRoutes()[k],
+                                                      moeShells(k)));
       }
     }
     return last;
@@ -282,7 +311,7 @@ int main(int argc, char **argv) {
         std::printf(" %zu:%d", e, routed[k][e]);
         distinct += routed[k][e] > 0;
       }
-      std::printf(" (distinct %d)\n", distinct);
+      std::printf(" (distinct %d) closest call %.3g\n", distinct, closest[k]);
     }
   }
   return 0;

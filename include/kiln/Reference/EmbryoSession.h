@@ -20,6 +20,7 @@
 #include "kiln/Reference/CausalConv.h"
 #include "kiln/Reference/EmbryoModel.h"
 #include "kiln/Reference/GatedDeltaRule.h"
+#include "kiln/Reference/ResonanceRouter.h"
 
 #include <memory>
 #include <optional>
@@ -49,6 +50,8 @@ public:
   size_t position() const { return position_; }
   /// The expert each MoE layer picked in the last step (layer order).
   const std::vector<size_t> &lastExperts() const { return lastExperts_; }
+  /// The full decision (errors, scores) of each MoE layer in the last step.
+  const std::vector<RouteDecision> &lastRoutes() const { return lastRoutes_; }
   /// The final hidden vector of the last step (before the final norm).
   const std::vector<float> &lastHidden() const { return lastHidden_; }
   const EmbryoModel &model() const { return *model_; }
@@ -71,6 +74,7 @@ private:
   std::optional<float> topP_;
   float lastGate_;
   std::vector<size_t> lastExperts_;
+  std::vector<RouteDecision> lastRoutes_;
   std::vector<float> lastHidden_;
 };
 
