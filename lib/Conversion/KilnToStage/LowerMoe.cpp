@@ -12,6 +12,8 @@
 
 #include "Lowering.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 using namespace mlir;
 
 namespace kiln::lowering {
@@ -39,13 +41,17 @@ static std::string stackName(ArrayRef<std::string> candidates) {
 Value Lowering::expertStack(ArrayRef<std::string> candidates,
                             kg::WeightType type, StringRef part) {
   std::string name = stackName(candidates);
-  std::string key = part.empty() ? name : name + "." + part.str();
+  if (!part.empty())
+    name += "." + part.str();
+  // Keyed by every candidate: two stacks may share a display name (@a, @b
+  // and @c, @d are both "*").
+  std::string key = "stack:" + llvm::join(candidates, ",") + ":" + part.str();
   auto it = weightBuffers_.find(key);
   if (it != weightBuffers_.end())
     return it->second;
   int64_t experts = static_cast<int64_t>(candidates.size());
   int64_t rows = type.getRows(), cols = type.getCols();
-  LogicalBuffer buffer{BufferKind::Weight, key, {}};
+  LogicalBuffer buffer{BufferKind::Weight, name, {}};
   MemRefType memref;
   if (part.empty()) {
     bool half = type.getFormat() == kg::WeightFormat::f16;

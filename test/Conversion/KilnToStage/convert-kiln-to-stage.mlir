@@ -422,3 +422,67 @@ kiln.model @moe_q8 embryo attributes {eps = 1.0e-06 : f32, hidden = 12 : i64, in
     kiln.return %logp : tensor<6xf32>
   }
 }
+
+// -----
+
+// f16, candidates named with no common prefix or suffix: each stack is its
+// own buffer ("*" names them all; they are keyed by their candidates), the
+// routed mat-vecs take no scales, and a router without basis or shells.
+
+// CHECK-LABEL: kiln.weight_format = "f16"
+// CHECK: memref<16x2xvector<4xi32>> {kiln.buffer = {byte_offset = 0 : i64, byte_size = 512 : i64, kind = "weight", name = "*", slot = {{[0-9]+}} : i64, tensors = [{byte_offset = 0 : i64, dtype = "F16", layout = "F16RowMajor", name = "a", row_pitch_bytes = 32 : i64, shape = [8, 12]}, {byte_offset = 256 : i64, dtype = "F16", layout = "F16RowMajor", name = "b", row_pitch_bytes = 32 : i64, shape = [8, 12]}]}}
+// CHECK-SAME: memref<16x2xvector<4xi32>> {kiln.buffer = {byte_offset = 0 : i64, byte_size = 512 : i64, kind = "weight", name = "*", slot = {{[0-9]+}} : i64, tensors = [{byte_offset = 0 : i64, dtype = "F16", layout = "F16RowMajor", name = "c", {{.*}}}, {byte_offset = 256 : i64, dtype = "F16", layout = "F16RowMajor", name = "d",
+// CHECK-SAME: memref<24x1xvector<4xi32>> {kiln.buffer = {byte_offset = 0 : i64, byte_size = 384 : i64, kind = "weight", name = "*", slot = {{[0-9]+}} : i64, tensors = [{byte_offset = 0 : i64, dtype = "F16", layout = "F16RowMajor", name = "e", row_pitch_bytes = 16 : i64, shape = [12, 8]}, {byte_offset = 192 : i64, {{.*}}name = "f",
+// CHECK: stage.router input(%{{.*}} : memref<12xf32>) centres(%{{.*}} : memref<2x12xf32>) bias(%{{.*}} : memref<2xf32>) selected(%[[SEL:[a-z0-9]+]] : memref<1xi32>)
+// CHECK: stage.matvec weight(%[[WA:[a-z0-9]+]] : memref<16x2xvector<4xi32>>) expert(%[[SEL]] : memref<1xi32>) input(
+// CHECK-SAME: {experts = 2 : i64, format = #stage.format<f16>}
+// CHECK: stage.matvec weight(%[[WC:[a-z0-9]+]] : memref<16x2xvector<4xi32>>) expert(%[[SEL]] : memref<1xi32>) input(
+// CHECK: stage.matvec weight(%{{.*}} : memref<24x1xvector<4xi32>>) expert(%[[SEL]] : memref<1xi32>) input(
+kiln.model @moe_names embryo attributes {eps = 1.0e-06 : f32, hidden = 12 : i64, intermediate = 8 : i64, vocab = 6 : i64, zero_centered_norm} {
+  kiln.weight_decl @embed : !kiln.weight<[6, 12], f16>
+  kiln.weight_decl @post_norm : tensor<12xf32>
+  kiln.weight_decl @mu : tensor<2x12xf32>
+  kiln.weight_decl @bias : tensor<2xf32>
+  kiln.weight_decl @a : !kiln.weight<[8, 12], f16>
+  kiln.weight_decl @b : !kiln.weight<[8, 12], f16>
+  kiln.weight_decl @c : !kiln.weight<[8, 12], f16>
+  kiln.weight_decl @d : !kiln.weight<[8, 12], f16>
+  kiln.weight_decl @e : !kiln.weight<[12, 8], f16>
+  kiln.weight_decl @f : !kiln.weight<[12, 8], f16>
+  kiln.weight_decl @final_norm : tensor<12xf32>
+  kiln.weight_decl @head.clusters : tensor<2x12xf32>
+  kiln.weight_decl @head.rows : !kiln.weight<[6, 12], f16>
+  kiln.step {
+  ^bb0(%token: index, %position: index, %top_p: f32):
+    %em = kiln.weight @embed : !kiln.weight<[6, 12], f16>
+    %h = kiln.embed %em[%token] : !kiln.weight<[6, 12], f16> -> tensor<12xf32>
+    %pn = kiln.weight @post_norm : tensor<12xf32>
+    %x2 = kiln.rms_norm %h, %pn {eps = 1.0e-06 : f32, zero_centered} : tensor<12xf32>
+    %mu = kiln.weight @mu : tensor<2x12xf32>
+    %bb = kiln.weight @bias : tensor<2xf32>
+    %ex = kiln.resonance_route %x2, %mu, %bb : tensor<12xf32>, tensor<2x12xf32>, tensor<2xf32>
+    %a = kiln.weight @a : !kiln.weight<[8, 12], f16>
+    %b = kiln.weight @b : !kiln.weight<[8, 12], f16>
+    %c = kiln.weight @c : !kiln.weight<[8, 12], f16>
+    %d = kiln.weight @d : !kiln.weight<[8, 12], f16>
+    %e = kiln.weight @e : !kiln.weight<[12, 8], f16>
+    %f = kiln.weight @f : !kiln.weight<[12, 8], f16>
+    %sg = kiln.expert_select %ex[%a, %b] : !kiln.weight<[8, 12], f16>, !kiln.weight<[8, 12], f16> -> !kiln.weight<[8, 12], f16>
+    %su = kiln.expert_select %ex[%c, %d] : !kiln.weight<[8, 12], f16>, !kiln.weight<[8, 12], f16> -> !kiln.weight<[8, 12], f16>
+    %sd = kiln.expert_select %ex[%e, %f] : !kiln.weight<[12, 8], f16>, !kiln.weight<[12, 8], f16> -> !kiln.weight<[12, 8], f16>
+    %rg = kiln.matvec %sg, %x2 : !kiln.weight<[8, 12], f16>, tensor<12xf32> -> tensor<8xf32>
+    %ru = kiln.matvec %su, %x2 : !kiln.weight<[8, 12], f16>, tensor<12xf32> -> tensor<8xf32>
+    %ra = kiln.swiglu %rg, %ru : tensor<8xf32>
+    %rd = kiln.matvec %sd, %ra : !kiln.weight<[12, 8], f16>, tensor<8xf32> -> tensor<12xf32>
+    %h2 = kiln.add %h, %rd : tensor<12xf32>
+    %w = kiln.weight @final_norm : tensor<12xf32>
+    %x = kiln.rms_norm %h2, %w {eps = 1.0e-06 : f32, zero_centered} : tensor<12xf32>
+    %cl = kiln.weight @head.clusters : tensor<2x12xf32>
+    %y = kiln.matvec %cl, %x : tensor<2x12xf32>, tensor<12xf32> -> tensor<2xf32>
+    %lc = kiln.log_softmax %y : tensor<2xf32>
+    %gate = kiln.top_p_gate %lc, %top_p : tensor<2xf32>
+    %r = kiln.weight @head.rows : !kiln.weight<[6, 12], f16>
+    %logp = kiln.clustered_head %r, %x, %lc, %gate {cluster_size = 3 : i64, num_clusters = 2 : i64} : !kiln.weight<[6, 12], f16>, tensor<12xf32>, tensor<2xf32> -> tensor<6xf32>
+    kiln.return %logp : tensor<6xf32>
+  }
+}
