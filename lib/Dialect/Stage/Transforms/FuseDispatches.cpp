@@ -233,6 +233,11 @@ void mergeGroup(ArrayRef<DispatchOp> group, std::optional<FusionForm> form) {
   for (DispatchOp d : group)
     if (std::optional<StringRef> part = d.getKernelName())
       name += (name.empty() ? "" : "__") + part->str();
+  // Profiles print the name: a long chain keeps its ends and a count.
+  std::optional<StringRef> head = DispatchOp(group.front()).getKernelName(),
+                           tail = DispatchOp(group.back()).getKernelName();
+  if (name.size() > 64 && group.size() > 2 && head && tail)
+    name = head->str() + "__" + std::to_string(group.size() - 2) + "_more__" + tail->str();
   Block &body = first.getBody().front();
   for (DispatchOp d : group.drop_front()) {
     body.getOperations().splice(body.end(), d.getBody().front().getOperations());
