@@ -119,3 +119,27 @@ func.func @siblings(%h: memref<64xf32>, %w: memref<64xf32>, %x: memref<64xf32>,
   }
   return
 }
+
+// -----
+
+// Two independent adds would run concurrently, but the 16M-value one alone
+// needs 262144 workgroups: one grid may not exceed 65535 on every Vulkan
+// device, and squeezed into one workgroup it costs far more than a boundary,
+// so they stay apart even at 8 µs.
+// B8-LABEL: func.func @huge_siblings
+// B8-NOT: fusion =
+// B8: stage.dispatch "big" attributes {stage.estimated_us
+// B8-NOT: fusion =
+// B8: stage.dispatch "small" attributes {stage.estimated_us
+// B8-NOT: fusion =
+// B8: return
+func.func @huge_siblings(%x: memref<16777216xf32>, %y: memref<16777216xf32>,
+                         %a: memref<16xf32>, %b: memref<16xf32>) {
+  stage.dispatch "big" {
+    stage.add ins(%x, %x : memref<16777216xf32>, memref<16777216xf32>) out(%y : memref<16777216xf32>)
+  }
+  stage.dispatch "small" {
+    stage.add ins(%a, %a : memref<16xf32>, memref<16xf32>) out(%b : memref<16xf32>)
+  }
+  return
+}

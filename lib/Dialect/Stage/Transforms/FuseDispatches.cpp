@@ -220,6 +220,16 @@ std::optional<GroupChoice> chooseForm(const cost::CostModel &model,
       continue;
     if (form == FusionForm::Concurrent && !concurrentSizesAgree(all))
       continue;
+    // Concurrent stages split one grid: it must stay within the 65535
+    // workgroups every Vulkan device allows (a streaming add over 16M values
+    // alone needs 262144 threads' worth).
+    if (form == FusionForm::Concurrent) {
+      int64_t grid = 0;
+      for (Operation *op : all)
+        grid += stageCostOf(op).workgroups;
+      if (grid > 65535)
+        continue;
+    }
     double t = kernelMicros(model, all, form);
     if (!best || t < best->micros)
       best = GroupChoice{form, t};
