@@ -20,22 +20,13 @@ done
 "$bin/kiln-run" --list-devices
 for m in embryo-tiny dory-tiny; do
   for f in f16 q8_2f; do
-    echo "== $m ($f)"
+    echo "== $m ($f): compile (fusion report), run 64 greedy tokens, check against the CPU reference"
     "$bin/kiln-synth" --config "$root/examples/$m.json" --seed 1 --format "$f" \
       -o "$work/$m-$f.safetensors" --quiet
-    if "$bin/kiln-compile" "$root/examples/$m.json" --weight-format "$f" \
-         -o "$work/$m-$f.kplan" 2>"$work/compile.log"; then
-      "$bin/kiln-run" "$work/$m-$f.kplan" --weights "$work/$m-$f.safetensors" \
-        --prompt 1,2,3 --max-new 64 --stats \
-        --check-reference "$root/examples/$m.json" "$work/$m-$f.safetensors"
-    else
-      # The compiler cannot lower every feature yet (issue 5): say why, then show the
-      # CPU reference's tokens for the same weights.
-      echo "   kiln-compile could not lower $m yet:"
-      grep -m1 "error" "$work/compile.log" | sed 's/^/     /'
-      echo "   CPU reference instead:"
-      "$bin/kiln-ref" --config "$root/examples/$m.json" --weights "$work/$m-$f.safetensors" \
-        --prompt 1,2,3 --max-new 64
-    fi
+    "$bin/kiln-compile" "$root/examples/$m.json" --weight-format "$f" --quiet \
+      --fusion-report -o "$work/$m-$f.kplan" | tail -n 1
+    "$bin/kiln-run" "$work/$m-$f.kplan" --weights "$work/$m-$f.safetensors" \
+      --prompt 1,2,3,4,5,6,7,8,9,10,11,12 --max-new 64 --stats \
+      --check-reference "$root/examples/$m.json"
   done
 done

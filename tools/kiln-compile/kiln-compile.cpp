@@ -145,6 +145,12 @@ int main(int argc, char **argv) {
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();
+  // --help shows Kiln's options and MLIR's (--mlir-print-ir-after-all, --mlir-timing, ...),
+  // not the hundreds of LLVM backend flags libMLIR.so registers (--help-hidden lists all).
+  cl::HideUnrelatedOptions(kilnCategory);
+  for (auto &entry : cl::getRegisteredOptions())
+    if (entry.first.starts_with("mlir-"))
+      entry.second->setHiddenFlag(cl::NotHidden);
   cl::ParseCommandLineOptions(
       argc, argv,
       "kiln-compile: compile a model config into a Kiln plan (.kplan)\n\n"

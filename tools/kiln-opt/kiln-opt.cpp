@@ -10,6 +10,7 @@
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Stage/IR/StageOps.h"
 #include "kiln/Dialect/Stage/Transforms/Passes.h"
+#include "kiln/Pipeline/Pipeline.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -31,8 +32,8 @@ int main(int argc, char **argv) {
                   mlir::gpu::GPUDialect, mlir::spirv::SPIRVDialect,
                   mlir::vector::VectorDialect>();
   registry.insert<kiln::stage::StageDialect, mlir::math::MathDialect>();
-  kiln::registerConvertStageToGPU();
-  kiln::registerConvertKilnToStage();
+  // The conversions, and the whole compile pipeline as `kiln-pipeline`.
+  kiln::registerKilnPipeline();
   kiln::stage::registerKilnStagePasses();
   mlir::registerTransformsPasses(); // canonicalize, cse, ...
   mlir::kiln::registerKilnPasses();
