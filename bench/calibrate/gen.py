@@ -71,6 +71,17 @@ def stream(n):
     return module("f16", args, body)
 
 
+def single(n):
+    # The stream's add squeezed into one workgroup (fusion's one_workgroup form):
+    # what a fused kernel that keeps a reduction in one workgroup can move.
+    args = common() + [("x", "memref<%dxf32>" % n, buf("state", "x", 2)),
+                       ("y", "memref<%dxf32>" % n, buf("state", "y", 3)),
+                       ("z", "memref<%dxf32>" % n, buf("state", "z", 4))]
+    body = add("x", "y", "z", n).replace("stage.dispatch {", 'stage.dispatch attributes {fusion = "one_workgroup"} {')
+    body += add("out", "out", "out", 16)
+    return module("f16", args, body)
+
+
 def matvec(fmt, rows, cols):
     groups = cols // (8 if fmt == "f16" else 16)
     w = "memref<%dx%dxvector<4xi32>>" % (rows, groups)
@@ -109,6 +120,7 @@ def main():
         "stream": stream(big),
         "matvec-f16": matvec("f16", rows, 4096),
         "matvec-q8_2f": matvec("q8_2f", rows, 8192),
+        "single": single(max(1024, int(256 * 1024 * a.scale) // 1024 * 1024)),
     }
     for name, text in files.items():
         with open(os.path.join(a.outdir, name + ".mlir"), "w") as f:

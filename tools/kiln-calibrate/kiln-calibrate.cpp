@@ -8,6 +8,7 @@
 //   no-barrier  N independent tiny dispatches (no barriers), minus submit
 //   bandwidth   a large streaming elementwise stage: bytes / time
 //   mat-vec     f16 and q8_2f decode mat-vecs: bytes / time, as a fraction of bandwidth
+//   one wg      the streaming add in one workgroup (fusion's one_workgroup form)
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,7 +45,7 @@ void printHelp() {
       "                      [--iterations N] [--device INDEX]\n\n"
       "Measures the local Vulkan device with the calibration plans in DIR\n"
       "(submit.kplan, chain.kplan, independent.kplan, stream.kplan,\n"
-      " matvec-f16.kplan, matvec-q8_2f.kplan; built by kiln-compile from\n"
+      " matvec-f16.kplan, matvec-q8_2f.kplan, single.kplan; built by kiln-compile from\n"
       " bench/calibrate/) and writes a target descriptor (docs/cost-model.md).\n"
       "Fields it does not measure come from --base (default: built-in defaults).\n");
 }
@@ -225,11 +226,13 @@ int main(int argc, char **argv) {
   kiln_instance_device_info(instance, &dev);
   std::fprintf(stderr, "kiln-calibrate: device '%s'\n", dev.name);
 
-  const char *names[] = {"submit", "chain", "independent", "stream", "matvec-f16", "matvec-q8_2f"};
-  Measurement m[6];
-  for (int i = 0; i < 6; ++i) {
+  const char *names[] = {"submit",     "chain",        "independent", "stream",
+                         "matvec-f16", "matvec-q8_2f", "single"};
+  constexpr int kCount = 7;
+  Measurement m[kCount];
+  for (int i = 0; i < kCount; ++i) {
     std::string path = o.plansDir + "/" + names[i] + ".kplan";
-    std::fprintf(stderr, "kiln-calibrate: [%d/6] %s\n", i + 1, names[i]);
+    std::fprintf(stderr, "kiln-calibrate: [%d/%d] %s\n", i + 1, kCount, names[i]);
     if (!measure(instance, path, o.iterations, m[i], error)) {
       std::fprintf(stderr, "kiln-calibrate: %s\n", error.c_str());
       kiln_instance_release(instance);
@@ -254,13 +257,15 @@ int main(int argc, char **argv) {
   desc.readBandwidthGBps = bandwidthGBps(m[3]);
   double f16 = bandwidthGBps(m[4]), q8 = bandwidthGBps(m[5]);
   desc.matvecEfficiency = std::min(1.0, std::max(f16, q8) / desc.readBandwidthGBps);
+  desc.singleWorkgroupBandwidthGBps = bandwidthGBps(m[6]);
   desc.subgroupSize = dev.subgroup_size;
   desc.maxWorkgroupSize = dev.max_workgroup_invocations;
   std::ostringstream src;
   src << "kiln-calibrate on '" << dev.name << "': submit " << desc.submitMicros
       << " us, boundary " << desc.boundaryMicros << " us, no-barrier "
       << desc.boundaryNoBarrierMicros << " us, stream " << desc.readBandwidthGBps
-      << " GB/s, matvec f16 " << f16 << " GB/s, q8_2f " << q8 << " GB/s";
+      << " GB/s, matvec f16 " << f16 << " GB/s, q8_2f " << q8 << " GB/s, one workgroup "
+      << desc.singleWorkgroupBandwidthGBps << " GB/s";
   desc.source = src.str();
   std::fprintf(stderr, "kiln-calibrate: %s\n", desc.source.c_str());
   if (auto s = kiln::cost::saveTargetDesc(desc, o.output); !s) {

@@ -84,15 +84,29 @@ int64_t threadsOf(const KernelShape &own) {
 /// so all of those must agree. Concurrent: each stage's range of the grid.
 LogicalResult fusedShape(stage::DispatchOp dispatch, stage::FusionForm form,
                          ArrayRef<KernelShape> shapes, KernelShape &shape,
-                         SmallVectorImpl<int64_t> &ranges) {
+                         SmallVectorImpl<int64_t> &ranges,
+                         const StageToGPUOptions &options) {
   Block &body = dispatch.getBody().front();
+  if (form == stage::FusionForm::Pointwise) {
+    // One index space: every stage's own grid is the kernel's.
+    shape = shapes.front();
+    for (auto [op, own] : llvm::zip(body, shapes))
+      if (own.workgroupSize != shape.workgroupSize || own.workgroups != shape.workgroups)
+        return op.emitOpError("runs ")
+               << own.workgroups << " x " << own.workgroupSize << " threads, but the pointwise "
+               << "kernel " << shape.workgroups << " x " << shape.workgroupSize
+               << ": pointwise stages share one grid";
+    return success();
+  }
   shape.workgroupSize = 0;
+  bool anyFixedSize = false;
   for (const KernelShape &s : shapes)
     shape.workgroupSize = std::max(shape.workgroupSize, s.workgroupSize);
   for (auto [op, own] : llvm::zip(body, shapes)) {
     stage::GridKind kind = stage::gridKindOf(&op);
     bool fixedSize = kind == stage::GridKind::SingleWorkgroup ||
                      kind == stage::GridKind::PerWorkgroup;
+    anyFixedSize |= fixedSize;
     if (fixedSize && own.workgroupSize != shape.workgroupSize)
       return op.emitOpError("reduces over a workgroup of ")
              << own.workgroupSize << " threads, but the fused kernel has "
@@ -100,6 +114,11 @@ LogicalResult fusedShape(stage::DispatchOp dispatch, stage::FusionForm form,
              << ": fused stages with their own workgroup size must agree";
   }
   if (form == stage::FusionForm::OneWorkgroup) {
+    // The one workgroup walks every stage's items in turn, each step waiting
+    // on memory: with no stage that fixes the size, take the reducing width
+    // (4x the elementwise one) so each step covers more (docs/fusion.md).
+    if (!anyFixedSize)
+      shape.workgroupSize = std::max(shape.workgroupSize, options.reduceWorkgroupSize);
     shape.workgroups = 1;
     return success();
   }
@@ -125,6 +144,12 @@ void buildFused(Block &body, stage::FusionForm form,
                 ArrayRef<KernelShape> shapes, ArrayRef<int64_t> ranges,
                 KernelBuilder &kb) {
   int64_t size = kb.getWorkgroupSize();
+  if (form == stage::FusionForm::Pointwise) {
+    // Thread i: element i of every stage, in program order; no barrier.
+    for (Operation &op : body)
+      buildStage(&op, kb);
+    return;
+  }
   if (form == stage::FusionForm::Concurrent) {
     Value wg = kb.workgroupId();
     int64_t start = 0;
@@ -194,7 +219,7 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
   KernelShape shape = shapes.front();
   SmallVector<int64_t> ranges; // Concurrent: each stage's workgroup count
   if (form) {
-    if (failed(fusedShape(dispatch, *form, shapes, shape, ranges)))
+    if (failed(fusedShape(dispatch, *form, shapes, shape, ranges, options)))
       return failure();
   } else {
     for (const KernelShape &other : shapes)

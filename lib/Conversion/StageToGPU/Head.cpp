@@ -1,7 +1,7 @@
 //===- Head.cpp - The hierarchical head: cluster log-probs, then rows -----===//
 //
-// cluster_logits: one workgroup, a lane per cluster (strided), max and sum
-// reductions for the log-softmax. head_rows: a workgroup per cluster; a
+// cluster_logits: one workgroup, a team of lanes per cluster row (coalesced),
+// max and sum reductions for the log-softmax. head_rows: a workgroup per cluster; a
 // cluster whose log-probability is below the gate (params word 2) writes
 // −1e30 for its tokens and reads no row. The gate is uniform per workgroup,
 // so the reductions inside the open branch are reached by every lane.
@@ -38,14 +38,50 @@ void buildKernel(stage::ClusterLogitsOp op, KernelBuilder &kb) {
   int64_t hidden = memrefSize(op.getInput(), 0);
   Value x = kb.buffer(op.getInput()), weights = kb.buffer(op.getClusters());
   Value out = kb.buffer(op.getOut());
-  Value localMax = kb.strided(kb.index(clusters), kb.f32(-3.4e38f), [&](Value c, Value m) {
-    Value z = kb.forLoop(kb.index(0), kb.index(hidden), kb.index(1), {kb.f32(0.0f)},
-                         [&](Value i, ValueRange s) -> SmallVector<Value> {
-      return {kb.fadd(s[0], kb.fmul(kb.load(weights, {c, i}), kb.load(x, {i})))};
-    })[0];
-    kb.store(z, out, {c});
-    return kb.fmax(m, z);
-  });
+  // Teams of `lanes` threads share a cluster's row so that neighbouring lanes
+  // read neighbouring words (a lane per row would read `lanes` rows apart).
+  // Each pass covers `teams` clusters; a team's partials meet in workgroup
+  // memory, and the thread that owns cluster c in strided() order sums them,
+  // so the log-softmax below reads only what its own thread wrote.
+  int64_t size = kb.getWorkgroupSize();
+  int64_t lanes = std::min<int64_t>(32, size);
+  int64_t teams = size / lanes;
+  int64_t passes = ceilDiv(clusters, teams);
+  Value tid = kb.threadId();
+  Value team = kb.div(tid, kb.index(lanes)), lane = kb.rem(tid, kb.index(lanes));
+  Value partials = kb.workgroupBuffer(size);
+  Value localMax = kb.forLoop(
+      kb.index(0), kb.index(passes), kb.index(1), {kb.f32(-3.4e38f)},
+      [&](Value pass, ValueRange carried) -> SmallVector<Value> {
+        Value first = kb.mul(pass, kb.index(teams));
+        Value c = kb.add(first, team);
+        Value valid = kb.ult(c, kb.index(clusters));
+        Value row = kb.select(valid, c, kb.index(0));
+        Value partial = kb.forLoop(lane, kb.index(hidden), kb.index(lanes), {kb.f32(0.0f)},
+                                   [&](Value i, ValueRange s) -> SmallVector<Value> {
+          return {kb.fadd(s[0], kb.fmul(kb.load(weights, {row, i}), kb.load(x, {i})))};
+        })[0];
+        kb.store(kb.select(valid, partial, kb.f32(0.0f)), partials, {tid});
+        kb.barrier();
+        // This thread owns cluster first + offset when offset < teams.
+        Value offset = kb.rem(kb.sub(kb.add(tid, kb.index(size)),
+                                     kb.rem(first, kb.index(size))),
+                              kb.index(size));
+        Value mine = kb.b.create<arith::AndIOp>(
+            kb.loc, kb.ult(offset, kb.index(teams)),
+            kb.ult(kb.add(first, offset), kb.index(clusters)));
+        Value owned = kb.select(mine, offset, kb.index(0));
+        Value z = kb.forLoop(kb.index(0), kb.index(lanes), kb.index(1), {kb.f32(0.0f)},
+                             [&](Value j, ValueRange s) -> SmallVector<Value> {
+          Value at = kb.add(kb.mul(owned, kb.index(lanes)), j);
+          return {kb.fadd(s[0], kb.load(partials, {at}))};
+        })[0];
+        kb.ifThen(mine, [&] { kb.store(z, out, {kb.add(first, owned)}); });
+        Value m = kb.select(mine, kb.fmax(carried[0], z), carried[0]);
+        // The next pass overwrites the partials.
+        kb.barrier();
+        return {m};
+      })[0];
   logSoftmaxInPlace(kb, out, kb.index(0), clusters, localMax, kb.f32(0.0f));
 }
 

@@ -107,3 +107,44 @@ func.func @matvec_expert(%w: memref<384x5xvector<4xi32>>, %sel: memref<1xi32>, %
   return
 }
 }
+
+// -----
+
+// Pointwise: the stages' own grid (200 values: 4 workgroups of 64), thread i
+// computes element i of each stage in order, no barrier between them.
+// CHECK-LABEL: func.func @pointwise
+// CHECK: gpu.launch_func @kiln_kernels::@scale__act blocks in (%c4, %{{.*}}, %{{.*}}) threads in (%c64, %{{.*}}, %{{.*}})
+// CHECK: gpu.func @scale__act(
+// CHECK-NOT: gpu.barrier
+// CHECK: arith.mulf
+// CHECK-NOT: gpu.barrier
+// CHECK: math.exp
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+module {
+func.func @pointwise(%g: memref<200xf32>, %s: memref<200xf32>, %gs: memref<200xf32>, %u: memref<200xf32>, %z: memref<200xf32>) {
+  stage.dispatch "scale__act" attributes {fusion = "pointwise"} {
+    stage.mul ins(%g, %s : memref<200xf32>, memref<200xf32>) out(%gs : memref<200xf32>)
+    stage.silu_mul ins(%gs, %u : memref<200xf32>, memref<200xf32>) out(%z : memref<200xf32>)
+  }
+  return
+}
+}
+
+// -----
+
+// One workgroup of elementwise stages only: the reducing width (256 threads),
+// not the elementwise one (64), walks the values: 1 iteration of 256 per stage.
+// CHECK-LABEL: func.func @one_workgroup_elementwise
+// CHECK: gpu.launch_func @kiln_kernels::@chain blocks in (%c1{{.*}}, %{{.*}}, %{{.*}}) threads in (%c256, %{{.*}}, %{{.*}})
+// CHECK: gpu.func @chain({{.*}}) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK: gpu.barrier
+module {
+func.func @one_workgroup_elementwise(%g: memref<200xf32>, %s: memref<200xf32>, %gs: memref<200xf32>, %u: memref<200xf32>, %z: memref<200xf32>) {
+  stage.dispatch "chain" attributes {fusion = "one_workgroup"} {
+    stage.mul ins(%g, %s : memref<200xf32>, memref<200xf32>) out(%gs : memref<200xf32>)
+    stage.silu_mul ins(%gs, %u : memref<200xf32>, memref<200xf32>) out(%z : memref<200xf32>)
+  }
+  return
+}
+}

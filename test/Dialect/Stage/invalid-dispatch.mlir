@@ -32,7 +32,7 @@ func.func @foreign(%x: memref<4xf32>) {
 // -----
 
 func.func @bad_form(%x: memref<4xf32>, %y: memref<4xf32>) {
-  // expected-error @+1 {{fusion must be "one_workgroup" or "concurrent", got "sideways"}}
+  // expected-error @+1 {{fusion must be "one_workgroup", "concurrent" or "pointwise", got "sideways"}}
   stage.dispatch attributes {fusion = "sideways"} {
     stage.add ins(%x, %x : memref<4xf32>, memref<4xf32>) out(%y : memref<4xf32>)
     stage.add ins(%x, %x : memref<4xf32>, memref<4xf32>) out(%y : memref<4xf32>)
@@ -64,6 +64,30 @@ func.func @gdn_step_fused(%cq: memref<68xf32>, %z: memref<36xf32>, %a: memref<3x
         a_log(%a : memref<3xf32>) dt_bias(%a : memref<3xf32>) norm(%n : memref<12xf32>)
         state(%s : memref<3x16x12xf32>) out(%o : memref<36xf32>) {num_k_heads = 1 : i64, eps = 1.0e-06 : f32}
     stage.add ins(%o, %o : memref<36xf32>, memref<36xf32>) out(%p : memref<36xf32>)
+  }
+  return
+}
+
+// -----
+
+// Pointwise stages share one index space: every buffer has one length.
+func.func @pointwise_lengths(%x: memref<4xf32>, %y: memref<4xf32>, %a: memref<8xf32>, %b: memref<8xf32>) {
+  // expected-error @+1 {{fusion "pointwise": stage #1 ('stage.add') has a buffer of 8 values, the chain 4: pointwise stages share one index space}}
+  stage.dispatch attributes {fusion = "pointwise"} {
+    stage.add ins(%x, %x : memref<4xf32>, memref<4xf32>) out(%y : memref<4xf32>)
+    stage.add ins(%a, %a : memref<8xf32>, memref<8xf32>) out(%b : memref<8xf32>)
+  }
+  return
+}
+
+// -----
+
+// A reduction reads every element: it is not pointwise.
+func.func @pointwise_reduction(%h: memref<4xf32>, %w: memref<4xf32>, %x: memref<4xf32>, %y: memref<4xf32>) {
+  // expected-error @+1 {{fusion "pointwise": stage #1 ('stage.rmsnorm') is not elementwise}}
+  stage.dispatch attributes {fusion = "pointwise"} {
+    stage.add ins(%h, %h : memref<4xf32>, memref<4xf32>) out(%y : memref<4xf32>)
+    stage.rmsnorm residual(%y : memref<4xf32>) weight(%w : memref<4xf32>) outs(%x : memref<4xf32>) {eps = 1.0e-06 : f32}
   }
   return
 }

@@ -6,6 +6,9 @@
 // RUN: kiln-opt %s --split-input-file --kiln-fuse-dispatches="target-file=%S/Inputs/fuse-boundary-0us.json emit-report=true" 2>&1 | FileCheck %s --check-prefix=B0
 // RUN: kiln-opt %s --split-input-file --kiln-fuse-dispatches="target-file=%S/Inputs/fuse-boundary-5us.json emit-report=true" 2>&1 | FileCheck %s --check-prefix=B5
 // RUN: kiln-opt %s --split-input-file --kiln-fuse-dispatches="target-file=%S/Inputs/fuse-boundary-8us.json emit-report=true" 2>&1 | FileCheck %s --check-prefix=B8
+// RUN: kiln-opt %s --split-input-file --kiln-fuse-dispatches="target-file=%S/Inputs/fuse-boundary-0us.json emit-report=true" 2>&1 | FileCheck %s --check-prefix=P0
+// RUN: kiln-opt %s --split-input-file --kiln-fuse-dispatches="target-file=%S/Inputs/fuse-boundary-5us.json emit-report=true" 2>&1 | FileCheck %s --check-prefix=P5
+// RUN: kiln-opt %s --split-input-file --kiln-fuse-dispatches="target-file=%S/Inputs/fuse-boundary-8us.json emit-report=true" 2>&1 | FileCheck %s --check-prefix=P8
 
 // Kernel times (bytes / bandwidth): norm 0.192 µs (one workgroup anyway);
 // gate and up 0.172 each on the device, 4.288 each squeezed into one
@@ -140,6 +143,42 @@ func.func @huge_siblings(%x: memref<16777216xf32>, %y: memref<16777216xf32>,
   }
   stage.dispatch "small" {
     stage.add ins(%a, %a : memref<16xf32>, memref<16xf32>) out(%b : memref<16xf32>)
+  }
+  return
+}
+
+// -----
+
+// Dory's scaled SwiGLU (prefixes P*: the reports print before the modules):
+// two scales, then the activation, 128 values each (64-thread workgroups: 2;
+// 1.536 KB per stage). Concurrent {scales}: 3.072 KB
+// over 4 workgroups (16 GB/s) = 0.192; {act} 0.192. Pointwise {all}: 4.608 KB
+// over the 2 workgroups one stage has (8 GB/s) = 0.576; one workgroup {all}:
+// 4.608 KB at 4 GB/s = 1.152, never the best.
+// b = 0: 0.384 (2) < 0.576 (1); b = 5: 5.576 (1) < 10.384 (2); b = 8 likewise.
+// P0-LABEL: func @scaled_swiglu
+// P0-NEXT:  0.192 us  gate_scale__up_scale [mul, mul] concurrent
+// P0-NEXT:  0.192 us  act [silu_mul]
+// P0-NEXT: total: 2 dispatches, 3 stages, 0.384 us per token (estimate)
+// P5-LABEL: func @scaled_swiglu
+// P5-NEXT:  5.576 us  gate_scale__up_scale__act [mul, mul, silu_mul] pointwise
+// P5-NEXT: total: 1 dispatches, 3 stages, 5.576 us per token (estimate)
+// P5-LABEL: func.func @scaled_swiglu
+// P5:      stage.dispatch "gate_scale__up_scale__act" attributes {fusion = "pointwise"
+// P8-LABEL: func @scaled_swiglu
+// P8-NEXT:  8.576 us  gate_scale__up_scale__act [mul, mul, silu_mul] pointwise
+// P8-NEXT: total: 1 dispatches, 3 stages, 8.576 us per token (estimate)
+func.func @scaled_swiglu(%g: memref<128xf32>, %sg: memref<128xf32>, %u: memref<128xf32>,
+                         %su: memref<128xf32>, %gs: memref<128xf32>, %us: memref<128xf32>,
+                         %z: memref<128xf32>) {
+  stage.dispatch "gate_scale" {
+    stage.mul ins(%g, %sg : memref<128xf32>, memref<128xf32>) out(%gs : memref<128xf32>)
+  }
+  stage.dispatch "up_scale" {
+    stage.mul ins(%u, %su : memref<128xf32>, memref<128xf32>) out(%us : memref<128xf32>)
+  }
+  stage.dispatch "act" {
+    stage.silu_mul ins(%gs, %us : memref<128xf32>, memref<128xf32>) out(%z : memref<128xf32>)
   }
   return
 }

@@ -39,11 +39,21 @@ std::optional<FusionForm> parseFusionForm(StringRef text) {
     return FusionForm::OneWorkgroup;
   if (text == "concurrent")
     return FusionForm::Concurrent;
+  if (text == "pointwise")
+    return FusionForm::Pointwise;
   return std::nullopt;
 }
 
 StringRef fusionFormName(FusionForm form) {
-  return form == FusionForm::OneWorkgroup ? "one_workgroup" : "concurrent";
+  switch (form) {
+  case FusionForm::OneWorkgroup:
+    return "one_workgroup";
+  case FusionForm::Concurrent:
+    return "concurrent";
+  case FusionForm::Pointwise:
+    return "pointwise";
+  }
+  return "";
 }
 
 SmallVector<Value> writtenBuffers(Operation *stage) {
@@ -158,6 +168,39 @@ bool canFuse(FusionForm form, ArrayRef<Operation *> stages, std::string &whyNot)
                " needs a workgroup per head: it cannot run inside one workgroup";
       return false;
     }
+  }
+  if (form == FusionForm::Pointwise) {
+    std::optional<int64_t> length;
+    for (auto [index, stage] : llvm::enumerate(stages)) {
+      if (!isa<AddOp, MulOp, SiluMulOp, SigmoidGateOp>(stage)) {
+        whyNot = describe(stage, index) + " is not elementwise";
+        return false;
+      }
+      for (Value v : stage->getOperands()) {
+        int64_t n = cast<MemRefType>(v.getType()).getNumElements();
+        if (length && *length != n) {
+          whyNot = describe(stage, index) + " has a buffer of " + std::to_string(n) +
+                   " values, the chain " + std::to_string(*length) +
+                   ": pointwise stages share one index space";
+          return false;
+        }
+        length = n;
+      }
+    }
+    // Thread i touches element i only: a buffer written by one stage and
+    // touched by another must be that very buffer, not an overlapping one.
+    for (size_t i = 0; i < stages.size(); ++i)
+      for (size_t j = 0; j < stages.size(); ++j) {
+        if (i == j)
+          continue;
+        for (Value written : writtenBuffers(stages[i]))
+          for (Value touched : stages[j]->getOperands())
+            if (written != touched && buffersMayAlias(written, touched)) {
+              whyNot = describe(stages[j], j) + " touches a buffer overlapping one " +
+                       describe(stages[i], i) + " writes at another offset";
+              return false;
+            }
+      }
   }
   if (form == FusionForm::Concurrent) {
     for (size_t i = 0; i < stages.size(); ++i)

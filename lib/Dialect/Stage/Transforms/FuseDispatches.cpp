@@ -141,6 +141,16 @@ double kernelMicros(const cost::CostModel &model, ArrayRef<Operation *> stages,
       t += model.stageMicros(c, 1);
     return t;
   }
+  // Pointwise: one stage's grid moving every stage's bytes.
+  if (*form == FusionForm::Pointwise) {
+    cost::StageCost merged = costs.front();
+    for (const cost::StageCost &c : ArrayRef<cost::StageCost>(costs).drop_front()) {
+      merged.bytesRead += c.bytesRead;
+      merged.bytesWritten += c.bytesWritten;
+      merged.flops += c.flops;
+    }
+    return model.stageMicros(merged, merged.workgroups);
+  }
   // Concurrent: the stages share the device; none finishes sooner than alone.
   cost::StageCost merged;
   merged.workgroups = 0;
@@ -215,7 +225,8 @@ std::optional<GroupChoice> chooseForm(const cost::CostModel &model,
     return std::nullopt;
   std::optional<GroupChoice> best;
   std::string whyNot;
-  for (FusionForm form : {FusionForm::OneWorkgroup, FusionForm::Concurrent}) {
+  for (FusionForm form :
+       {FusionForm::OneWorkgroup, FusionForm::Concurrent, FusionForm::Pointwise}) {
     if (!canFuse(form, all, whyNot))
       continue;
     if (form == FusionForm::Concurrent && !concurrentSizesAgree(all))

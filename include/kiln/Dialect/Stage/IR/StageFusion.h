@@ -50,6 +50,12 @@ enum class FusionForm {
   /// Independent stages side by side on disjoint ranges of one grid: no
   /// stage touches what another writes. Kinds: all but Opaque.
   Concurrent,
+  /// Elementwise stages over one index space: thread i computes element i of
+  /// every stage in order, so the thread's own program order carries every
+  /// dependence and the grid stays as wide as one stage's. Kinds: add, mul,
+  /// silu_mul, sigmoid_gate, every buffer of one length, and a buffer two
+  /// stages share is the same buffer, never an overlapping neighbour.
+  Pointwise,
 };
 std::optional<FusionForm> parseFusionForm(llvm::StringRef text);
 llvm::StringRef fusionFormName(FusionForm form);

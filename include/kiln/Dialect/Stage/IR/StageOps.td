@@ -103,7 +103,10 @@ def Stage_DispatchOp : Stage_Op<"dispatch", [SingleBlock, NoTerminator,
     `fusion`: `"one_workgroup"` runs the stages in one workgroup in order
     with a workgroup barrier between them (a stage of many workgroups walks
     them in turn; no stage needing a workgroup per head); `"concurrent"` runs
-    independent stages side by side on disjoint workgroup ranges of one grid.
+    independent stages side by side on disjoint workgroup ranges of one grid;
+    `"pointwise"` runs a chain of elementwise stages over one index space,
+    thread i computing element i of every stage in turn (no barrier: each
+    stage reads and writes only element i).
 
     ```mlir
     stage.dispatch "norm__proj" attributes {fusion = "one_workgroup"} {
