@@ -80,6 +80,12 @@ LogicalResult buildKilnPipeline(OpPassManager &pm, const KilnPipelineOptions &op
       return failure();
   if (options.to == PipelineLevel::GPU && options.from != PipelineLevel::GPU) {
     // Fusion decides the dispatch regions the kernels are generated from.
+    if (options.fusion) {
+      stage::KilnAbsorbActivationsOptions absorb;
+      absorb.targetName = options.costTarget;
+      absorb.targetFile = options.costTargetFile;
+      pm.addPass(stage::createKilnAbsorbActivations(absorb));
+    }
     stage::KilnFuseDispatchesOptions fuse;
     fuse.targetName = options.costTarget;
     fuse.targetFile = options.costTargetFile;

@@ -273,6 +273,12 @@ int main(int argc, char **argv) {
   // the report can read them; the GPU leg then only re-annotates estimates.
   {
     PassManager pm(&context);
+    if (pipeline.fusion) {
+      ::kiln::stage::KilnAbsorbActivationsOptions absorb;
+      absorb.targetName = pipeline.costTarget;
+      absorb.targetFile = pipeline.costTargetFile;
+      pm.addPass(::kiln::stage::createKilnAbsorbActivations(absorb));
+    }
     ::kiln::stage::KilnFuseDispatchesOptions fuse;
     fuse.targetName = pipeline.costTarget;
     fuse.targetFile = pipeline.costTargetFile;

@@ -69,4 +69,46 @@ def KilnFuseDispatches : Pass<"kiln-fuse-dispatches", "::mlir::ModuleOp"> {
   ];
 }
 
+def KilnAbsorbActivations : Pass<"kiln-absorb-activations", "::mlir::ModuleOp"> {
+  let summary = "Fold a silu_mul into the mat-vec that reads it, where the cost model says it pays";
+  let description = [{
+    A `stage.silu_mul` whose output only one `stage.matvec` reads (as its
+    input, with no activation of its own) costs a dispatch boundary and a
+    pass over memory. The mat-vec can instead read `silu(g) ⊙ u` itself
+    (`activation = silu_mul`, `up`), recomputing it for every row, and take
+    the silu_mul's q8_2f column field as its `col_scale`. The pass rewrites
+    when the target's estimate of the activated mat-vec is below the
+    silu_mul's kernel plus a boundary plus the plain mat-vec, and when
+    nothing between the two dispatches writes g, u or the field. Run before
+    kiln-fuse-dispatches; the silu_mul's output plane is left unused.
+
+    Before:
+    ```mlir
+    stage.dispatch "act" {
+      stage.silu_mul ins(%g, %u : memref<128xf32>, memref<128xf32>) out(%z : memref<128xf32>)
+    }
+    stage.dispatch "down" {
+      stage.matvec weight(%m : memref<96x16xvector<4xi32>>) input(%z : memref<128xf32>)
+          out(%d : memref<96xf32>) {format = #stage.format<f16>}
+    }
+    ```
+    After:
+    ```mlir
+    stage.dispatch "down" {
+      stage.matvec weight(%m : memref<96x16xvector<4xi32>>) input(%g : memref<128xf32>)
+          up(%u : memref<128xf32>) out(%d : memref<96xf32>)
+          {activation = #stage.activation<silu_mul>, format = #stage.format<f16>}
+    }
+    ```
+  }];
+  let options = [
+    Option<"targetName", "target", "std::string", /*default=*/"\"\"",
+           "Target descriptor name, read from <target-dir>/<name>.json">,
+    Option<"targetFile", "target-file", "std::string", /*default=*/"\"\"",
+           "Path of a target descriptor (wins over target and kiln.target)">,
+    Option<"targetDir", "target-dir", "std::string", /*default=*/"KILN_DEFAULT_TARGET_DIR",
+           "Folder searched for <target>.json">
+  ];
+}
+
 #endif // KILN_DIALECT_STAGE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,82 @@
+// REQUIRES: compiler
+// RUN: kiln-opt %s --split-input-file --kiln-absorb-activations="target-file=%S/Inputs/fuse-boundary-5us.json" | FileCheck %s
+// RUN: kiln-opt %s --split-input-file --kiln-absorb-activations="target-file=%S/Inputs/fuse-boundary-0us.json" | FileCheck %s --check-prefix=FREE
+
+// A 5 µs boundary: the down projection reads silu(g) ⊙ u itself. With free
+// boundaries (0 µs) the recomputation per row does not pay: nothing changes.
+// CHECK-LABEL: func.func @absorbed
+// CHECK-NOT: stage.silu_mul
+// CHECK: stage.dispatch "down" {
+// CHECK-NEXT: stage.matvec weight(%arg3 : memref<96x16xvector<4xi32>>) input(%arg0 : memref<128xf32>) up(%arg1 : memref<128xf32>) out(%arg4 : memref<96xf32>) {activation = #stage.activation<silu_mul>, format = #stage.format<f16>}
+// FREE-LABEL: func.func @absorbed
+// FREE: stage.silu_mul
+// FREE: stage.matvec weight(%arg3 : memref<96x16xvector<4xi32>>) input(%arg2 : memref<128xf32>) out(%arg4 : memref<96xf32>) {format = #stage.format<f16>}
+func.func @absorbed(%g: memref<128xf32>, %u: memref<128xf32>, %z: memref<128xf32>,
+                    %m: memref<96x16xvector<4xi32>>, %d: memref<96xf32>) {
+  stage.dispatch "act" {
+    stage.silu_mul ins(%g, %u : memref<128xf32>, memref<128xf32>) out(%z : memref<128xf32>)
+  }
+  stage.dispatch "down" {
+    stage.matvec weight(%m : memref<96x16xvector<4xi32>>) input(%z : memref<128xf32>) out(%d : memref<96xf32>) {format = #stage.format<f16>}
+  }
+  return
+}
+
+// -----
+
+// q8_2f: the silu_mul's column field becomes the mat-vec's col_scale.
+// CHECK-LABEL: func.func @q8_field
+// CHECK-NOT: stage.silu_mul
+// CHECK: stage.matvec weight(%arg4 : memref<96x8xvector<4xi32>>) row_scale(%arg5 : memref<96xf32>) col_scale(%arg3 : memref<128xf32>) input(%arg0 : memref<128xf32>) up(%arg1 : memref<128xf32>) out(%arg6 : memref<96xf32>) {activation = #stage.activation<silu_mul>, format = #stage.format<q8_2f>}
+func.func @q8_field(%g: memref<128xf32>, %u: memref<128xf32>, %z: memref<128xf32>, %t: memref<128xf32>,
+                    %m: memref<96x8xvector<4xi32>>, %s: memref<96xf32>, %d: memref<96xf32>) {
+  stage.dispatch "act" {
+    stage.silu_mul ins(%g, %u : memref<128xf32>, memref<128xf32>) out(%z : memref<128xf32>) fold(%t : memref<128xf32>)
+  }
+  stage.dispatch "down" {
+    stage.matvec weight(%m : memref<96x8xvector<4xi32>>) row_scale(%s : memref<96xf32>) input(%z : memref<128xf32>) out(%d : memref<96xf32>) {format = #stage.format<q8_2f>}
+  }
+  return
+}
+
+// -----
+
+// Two readers of the activation: it must stay.
+// CHECK-LABEL: func.func @two_readers
+// CHECK: stage.silu_mul
+// CHECK: stage.matvec {{.*}} input(%arg2 : memref<128xf32>)
+func.func @two_readers(%g: memref<128xf32>, %u: memref<128xf32>, %z: memref<128xf32>,
+                       %m: memref<96x16xvector<4xi32>>, %d: memref<96xf32>, %e: memref<128xf32>) {
+  stage.dispatch "act" {
+    stage.silu_mul ins(%g, %u : memref<128xf32>, memref<128xf32>) out(%z : memref<128xf32>)
+  }
+  stage.dispatch "down" {
+    stage.matvec weight(%m : memref<96x16xvector<4xi32>>) input(%z : memref<128xf32>) out(%d : memref<96xf32>) {format = #stage.format<f16>}
+  }
+  stage.dispatch "other" {
+    stage.add ins(%z, %z : memref<128xf32>, memref<128xf32>) out(%e : memref<128xf32>)
+  }
+  return
+}
+
+// -----
+
+// u is overwritten between the activation and the mat-vec: reading it later
+// would read the new values.
+// CHECK-LABEL: func.func @clobbered
+// CHECK: stage.silu_mul
+// CHECK: stage.add
+// CHECK: stage.matvec {{.*}} input(%arg2 : memref<128xf32>)
+func.func @clobbered(%g: memref<128xf32>, %u: memref<128xf32>, %z: memref<128xf32>,
+                     %m: memref<96x16xvector<4xi32>>, %d: memref<96xf32>) {
+  stage.dispatch "act" {
+    stage.silu_mul ins(%g, %u : memref<128xf32>, memref<128xf32>) out(%z : memref<128xf32>)
+  }
+  stage.dispatch "bump" {
+    stage.add ins(%g, %g : memref<128xf32>, memref<128xf32>) out(%u : memref<128xf32>)
+  }
+  stage.dispatch "down" {
+    stage.matvec weight(%m : memref<96x16xvector<4xi32>>) input(%z : memref<128xf32>) out(%d : memref<96xf32>) {format = #stage.format<f16>}
+  }
+  return
+}
