@@ -81,10 +81,10 @@ LogicalResult buildKilnPipeline(OpPassManager &pm, const KilnPipelineOptions &op
   if (options.to == PipelineLevel::GPU && options.from != PipelineLevel::GPU) {
     // Fusion decides the dispatch regions the kernels are generated from.
     if (options.fusion) {
-      stage::KilnAbsorbActivationsOptions absorb;
+      stage::KilnAbsorbIntoMatVecOptions absorb;
       absorb.targetName = options.costTarget;
       absorb.targetFile = options.costTargetFile;
-      pm.addPass(stage::createKilnAbsorbActivations(absorb));
+      pm.addPass(stage::createKilnAbsorbIntoMatVec(absorb));
     }
     stage::KilnFuseDispatchesOptions fuse;
     fuse.targetName = options.costTarget;

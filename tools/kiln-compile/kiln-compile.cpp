@@ -274,10 +274,10 @@ int main(int argc, char **argv) {
   {
     PassManager pm(&context);
     if (pipeline.fusion) {
-      ::kiln::stage::KilnAbsorbActivationsOptions absorb;
+      ::kiln::stage::KilnAbsorbIntoMatVecOptions absorb;
       absorb.targetName = pipeline.costTarget;
       absorb.targetFile = pipeline.costTargetFile;
-      pm.addPass(::kiln::stage::createKilnAbsorbActivations(absorb));
+      pm.addPass(::kiln::stage::createKilnAbsorbIntoMatVec(absorb));
     }
     ::kiln::stage::KilnFuseDispatchesOptions fuse;
     fuse.targetName = pipeline.costTarget;

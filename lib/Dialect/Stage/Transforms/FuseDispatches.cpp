@@ -15,13 +15,11 @@
 #include "kiln/Dialect/Stage/Transforms/Passes.h"
 
 #include "kiln/Cost/CostModel.h"
-#ifdef KILN_HAVE_KILN_TO_STAGE
-#include "kiln/Conversion/KilnToStage/KilnToStage.h"
-#endif
 #include "kiln/Cost/Partition.h"
 #include "kiln/Dialect/Stage/IR/StageFusion.h"
 #include "kiln/Dialect/Stage/IR/StageOps.h"
 #include "kiln/Dialect/Stage/Transforms/FusionReport.h"
+#include "kiln/Dialect/Stage/Transforms/ScratchSlots.h"
 #include "kiln/Dialect/Stage/Transforms/StageCostAnalysis.h"
 #include "kiln/Dialect/Stage/Transforms/TargetSelection.h"
 
@@ -318,33 +316,6 @@ void annotate(ArrayRef<DispatchOp> run, const cost::CostModel &model) {
   }
 }
 
-/// Whether `f`'s scratch slots came from convert-kiln-to-stage's memory plan
-/// (`kiln.slots`), which this pass can run again over the fused order. Its
-/// slots were chosen for the unfused order: kept, they would forbid moving a
-/// dispatch past one that merely reuses the same bytes.
-bool replanScratch(FunctionOpInterface f) {
-#ifdef KILN_HAVE_KILN_TO_STAGE
-  return isa<func::FuncOp>(f.getOperation()) && f->hasAttr("kiln.slots");
-#else
-  (void)f;
-  return false;
-#endif
-}
-
-/// Drops the slot of every scratch buffer: until planMemory runs again, two
-/// scratch buffers alias only when they are the same value.
-void releaseScratchSlots(FunctionOpInterface f) {
-  for (unsigned i = 0; i < f.getNumArguments(); ++i) {
-    auto dict = f.getArgAttrOfType<DictionaryAttr>(i, "kiln.buffer");
-    auto kind = dict ? dict.getAs<StringAttr>("kind") : StringAttr();
-    if (!kind || kind.getValue() != "scratch")
-      continue;
-    NamedAttrList fields(dict);
-    fields.erase("slot");
-    f.setArgAttr(i, "kiln.buffer", fields.getDictionary(f->getContext()));
-  }
-}
-
 struct KilnFuseDispatchesPass
     : impl::KilnFuseDispatchesBase<KilnFuseDispatchesPass> {
   using Base::Base;
@@ -371,7 +342,7 @@ struct KilnFuseDispatchesPass
     SmallVector<FunctionOpInterface> funcs;
     module.walk([&](FunctionOpInterface f) { funcs.push_back(f); });
     for (FunctionOpInterface f : funcs) {
-      bool replan = fuse && replanScratch(f);
+      bool replan = fuse && canReplanScratch(f);
       if (replan)
         releaseScratchSlots(f);
       for (SmallVector<DispatchOp> &run : dispatchRuns(f)) {
@@ -381,7 +352,7 @@ struct KilnFuseDispatchesPass
         fuseRun(ordered, *model, maxGroup, maxBindings);
       }
       if (replan)
-        planMemory(cast<func::FuncOp>(f.getOperation()));
+        replanScratchSlots(f);
       for (SmallVector<DispatchOp> &run : dispatchRuns(f))
         annotate(run, *model);
     }

@@ -69,10 +69,15 @@ def KilnFuseDispatches : Pass<"kiln-fuse-dispatches", "::mlir::ModuleOp"> {
   ];
 }
 
-def KilnAbsorbActivations : Pass<"kiln-absorb-activations", "::mlir::ModuleOp"> {
-  let summary = "Fold a silu_mul into the mat-vec that reads it, where the cost model says it pays";
+def KilnAbsorbIntoMatVec : Pass<"kiln-absorb-into-matvec", "::mlir::ModuleOp"> {
+  let summary = "Fold elementwise neighbours into mat-vecs where the cost model says it pays";
   let description = [{
-    A `stage.silu_mul` whose output only one `stage.matvec` reads (as its
+    Scales: a `stage.mul` of a mat-vec's output `y` (read by nothing else)
+    by a vector `s` becomes the mat-vec's `fold(s)`, the mat-vec writing the
+    product (Dory's s_u, s_v scales), when nothing between the two touches
+    the product's memory or writes `s`.
+
+    Activations: a `stage.silu_mul` whose output only one `stage.matvec` reads (as its
     input, with no activation of its own) costs a dispatch boundary and a
     pass over memory. The mat-vec can instead read `silu(g) ⊙ u` itself
     (`activation = silu_mul`, `up`), recomputing it for every row, and take

@@ -1,10 +1,10 @@
-//===- AbsorbActivations.cpp - silu_mul into the mat-vec that reads it ----===//
+//===- AbsorbIntoMatVec.cpp - Elementwise neighbours into a mat-vec -------===//
 //
 // The seeds compute the gated FFN's activation inside a mat-vec's threads
 // rather than in a kernel of its own; stage.matvec can read silu(g) ⊙ u
-// itself (activation = silu_mul). This pass makes that trade where the cost
-// model says the recomputation per row costs less than a boundary and a pass
-// over memory (Passes.td has the rules).
+// itself (activation = silu_mul) and scale its rows by a vector (fold). This
+// pass makes those trades where the cost model says they pay (Passes.td has
+// the rules).
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Dialect/Stage/Transforms/Passes.h"
@@ -12,6 +12,7 @@
 #include "kiln/Cost/CostModel.h"
 #include "kiln/Dialect/Stage/IR/StageFusion.h"
 #include "kiln/Dialect/Stage/IR/StageOps.h"
+#include "kiln/Dialect/Stage/Transforms/ScratchSlots.h"
 #include "kiln/Dialect/Stage/Transforms/StageCostAnalysis.h"
 #include "kiln/Dialect/Stage/Transforms/TargetSelection.h"
 
@@ -22,7 +23,7 @@ using namespace mlir;
 
 namespace kiln::stage {
 
-#define GEN_PASS_DEF_KILNABSORBACTIVATIONS
+#define GEN_PASS_DEF_KILNABSORBINTOMATVEC
 #include "kiln/Dialect/Stage/Transforms/Passes.h.inc"
 
 namespace {
@@ -132,8 +133,67 @@ bool absorb(DispatchOp act, const cost::CostModel &model) {
   return true;
 }
 
-struct KilnAbsorbActivationsPass
-    : impl::KilnAbsorbActivationsBase<KilnAbsorbActivationsPass> {
+/// Tries to fold `mul(y, s)`, y a mat-vec's output read by nothing else,
+/// into that mat-vec as `fold(s)` writing the mul's output; true on success.
+bool absorbScale(DispatchOp scale, const cost::CostModel &model) {
+  auto mul = dyn_cast_or_null<MulOp>(soleStage(scale));
+  if (!mul || scale.getSkipFlag() || mul->getNumOperands() > 3)
+    return false;
+  auto func = scale->getParentOfType<FunctionOpInterface>();
+  for (unsigned side : {0u, 1u}) {
+    Value y = mul->getOperand(side), s = mul->getOperand(1 - side), out = mul->getOperand(2);
+    if (y == s || !isScratch(y))
+      continue;
+    // The mat-vec writing y: the last single-stage dispatch before `scale`.
+    MatVecOp matvec;
+    DispatchOp producer;
+    for (Operation *op = scale->getPrevNode(); op && !matvec; op = op->getPrevNode()) {
+      auto d = dyn_cast<DispatchOp>(op);
+      if (!d)
+        break;
+      auto mv = dyn_cast_or_null<MatVecOp>(soleStage(d));
+      if (mv && mv.getOut() == y) {
+        matvec = mv;
+        producer = d;
+      }
+    }
+    if (!matvec || matvec.getFold() || matvec.getSplitK() != 1 || matvec.getAccumulate() ||
+        producer.getSkipFlag() || soleReader(func, matvec, y) != mul.getOperation())
+      continue;
+    // The product is now written, and s read, where the mat-vec runs: nothing
+    // in between may touch the output's memory or write s.
+    bool clash = false;
+    for (Operation *op = producer->getNextNode(); op != scale && !clash; op = op->getNextNode())
+      for (Operation &stage : cast<DispatchOp>(op).getBody().front()) {
+        for (Value v : stage.getOperands())
+          clash |= buffersMayAlias(v, out);
+        for (Value w : writtenBuffers(&stage))
+          clash |= buffersMayAlias(w, s);
+      }
+    if (clash || buffersMayAlias(out, matvec.getInput()) || buffersMayAlias(out, matvec.getWeight()))
+      continue;
+    auto micros = [&](Operation *op) {
+      cost::StageCost c = stageCostOf(op);
+      return model.stageMicros(c, c.workgroups);
+    };
+    double before = micros(matvec) + model.target().boundaryMicros + micros(mul);
+    OpBuilder b(matvec);
+    auto folded = cast<MatVecOp>(b.clone(*matvec.getOperation()));
+    folded.getOutMutable().assign(out);
+    folded.getFoldMutable().assign(s);
+    if (micros(folded) >= before) {
+      folded->erase();
+      continue;
+    }
+    matvec->erase();
+    scale->erase();
+    return true;
+  }
+  return false;
+}
+
+struct KilnAbsorbIntoMatVecPass
+    : impl::KilnAbsorbIntoMatVecBase<KilnAbsorbIntoMatVecPass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -141,14 +201,31 @@ struct KilnAbsorbActivationsPass
     io::Expected<cost::TargetDesc> target =
         selectTarget(module, {targetFile, targetName, targetDir});
     if (!target) {
-      module.emitError("kiln-absorb-activations: ") << target.error().message();
+      module.emitError("kiln-absorb-into-matvec: ") << target.error().message();
       return signalPassFailure();
     }
     std::unique_ptr<cost::CostModel> model = cost::createAnalyticalCostModel(*target);
+    // The memory plan's slots were chosen for the current order; moving a
+    // write earlier must not meet a plane that merely reuses the bytes.
+    SmallVector<FunctionOpInterface> replanned;
+    module.walk([&](FunctionOpInterface f) {
+      if (canReplanScratch(f)) {
+        releaseScratchSlots(f);
+        replanned.push_back(f);
+      }
+    });
     SmallVector<DispatchOp> dispatches;
     module.walk([&](DispatchOp d) { dispatches.push_back(d); });
+    // Scales first: a Dory gate's scale then leaves the silu_mul reading the
+    // mat-vec outputs directly.
+    SmallVector<DispatchOp> remaining;
     for (DispatchOp d : dispatches)
+      if (!absorbScale(d, *model))
+        remaining.push_back(d);
+    for (DispatchOp d : remaining)
       absorb(d, *model);
+    for (FunctionOpInterface f : replanned)
+      replanScratchSlots(f);
   }
 };
 

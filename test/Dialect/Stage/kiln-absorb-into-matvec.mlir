@@ -1,6 +1,6 @@
 // REQUIRES: compiler
-// RUN: kiln-opt %s --split-input-file --kiln-absorb-activations="target-file=%S/Inputs/fuse-boundary-5us.json" | FileCheck %s
-// RUN: kiln-opt %s --split-input-file --kiln-absorb-activations="target-file=%S/Inputs/fuse-boundary-0us.json" | FileCheck %s --check-prefix=FREE
+// RUN: kiln-opt %s --split-input-file --kiln-absorb-into-matvec="target-file=%S/Inputs/fuse-boundary-5us.json" | FileCheck %s
+// RUN: kiln-opt %s --split-input-file --kiln-absorb-into-matvec="target-file=%S/Inputs/fuse-boundary-0us.json" | FileCheck %s --check-prefix=FREE
 
 // A 5 µs boundary: the down projection reads silu(g) ⊙ u itself. With free
 // boundaries (0 µs) the recomputation per row does not pay: nothing changes.
@@ -77,6 +77,48 @@ func.func @clobbered(%g: memref<128xf32>, %u: memref<128xf32>, %z: memref<128xf3
   }
   stage.dispatch "down" {
     stage.matvec weight(%m : memref<96x16xvector<4xi32>>) input(%z : memref<128xf32>) out(%d : memref<96xf32>) {format = #stage.format<f16>}
+  }
+  return
+}
+
+// -----
+
+// Dory's scale of a mat-vec's output: the mat-vec writes the scaled rows
+// itself (fold), one dispatch less.
+// CHECK-LABEL: func.func @scale
+// CHECK-NOT: stage.mul
+// CHECK: stage.dispatch "gate" {
+// CHECK-NEXT: stage.matvec weight(%arg1 : memref<128x8xvector<4xi32>>) input(%arg0 : memref<64xf32>) out(%arg4 : memref<128xf32>) fold(%arg3 : memref<128xf32>) {format = #stage.format<f16>}
+// CHECK-NOT: stage.dispatch
+func.func @scale(%x: memref<64xf32>, %m: memref<128x8xvector<4xi32>>, %y: memref<128xf32>,
+                 %s: memref<128xf32>, %ys: memref<128xf32>) {
+  stage.dispatch "gate" {
+    stage.matvec weight(%m : memref<128x8xvector<4xi32>>) input(%x : memref<64xf32>) out(%y : memref<128xf32>) {format = #stage.format<f16>}
+  }
+  stage.dispatch "gate_scale" {
+    stage.mul ins(%y, %s : memref<128xf32>, memref<128xf32>) out(%ys : memref<128xf32>)
+  }
+  return
+}
+
+// -----
+
+// The scale is computed between the two: it is not ready where the mat-vec
+// runs, so nothing moves.
+// CHECK-LABEL: func.func @scale_not_ready
+// CHECK: stage.matvec {{.*}} out(%arg2 : memref<128xf32>) {format
+// CHECK: stage.add
+// CHECK: stage.mul
+func.func @scale_not_ready(%x: memref<64xf32>, %m: memref<128x8xvector<4xi32>>, %y: memref<128xf32>,
+                           %s: memref<128xf32>, %ys: memref<128xf32>, %t: memref<128xf32>) {
+  stage.dispatch "gate" {
+    stage.matvec weight(%m : memref<128x8xvector<4xi32>>) input(%x : memref<64xf32>) out(%y : memref<128xf32>) {format = #stage.format<f16>}
+  }
+  stage.dispatch "make_scale" {
+    stage.add ins(%t, %t : memref<128xf32>, memref<128xf32>) out(%s : memref<128xf32>)
+  }
+  stage.dispatch "gate_scale" {
+    stage.mul ins(%y, %s : memref<128xf32>, memref<128xf32>) out(%ys : memref<128xf32>)
   }
   return
 }
