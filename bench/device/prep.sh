@@ -19,6 +19,7 @@ cp "$here/run.sh" "$dir/"
 
 # Parity configs (tiny: the reference runs beside the plan) and speed configs (1b).
 cp "$root"/examples/{embryo-tiny,dory-tiny,embryo-1b,dory-1b}.json "$dir/cfg/"
+cp "$root"/bench/fusion/configs/{embryo-seed,dory-seed}.json "$dir/cfg/"
 python3 "$edit" "$root/examples/dory-tiny.json" "$dir/cfg/dory-tiny-exit.json" loop.exit_threshold=0.05
 python3 "$edit" "$root/examples/embryo-tiny.json" "$dir/cfg/embryo-tiny-odd.json" moe=DEL hidden_size=69 \
   anchor.head_dim=13 anchor.rotary_dim=6 gdn.head_k_dim=13 gdn.head_v_dim=11 num_clusters=15 \
@@ -37,7 +38,7 @@ for c in embryo-tiny dory-tiny dory-tiny-exit embryo-tiny-odd dory-tiny-odd; do
     compile "$dir/cfg/$c.json" "$f" cost "$dir/plans/$c.$f.cost.kplan"
   done
 done
-for c in embryo-1b dory-1b; do
+for c in embryo-1b dory-1b embryo-seed dory-seed; do
   for f in f16 q8_2f; do
     for m in cost none; do
       echo "prep: $c $f fusion=$m"

@@ -22,8 +22,8 @@ for p in "$dir"/plans/*-tiny*.kplan; do
       --stats --check-reference "$dir/cfg/$cfg.json" 2>&1 | \
       grep -E 'check-reference|dispatches/token|error' | tr '\n' ' ')"
 done
-echo "== 1B: 256 tokens after a 4-token prompt (estimate: dispatches, us/token from the plan's cost model)"
-for c in embryo-1b dory-1b; do
+echo "== 1B and seed-sized: 256 tokens after a 4-token prompt (estimate: dispatches, us/token from the plan's cost model)"
+for c in embryo-1b dory-1b embryo-seed dory-seed; do
   for f in f16 q8_2f; do
     "$B/kiln-synth" --config "$dir/cfg/$c.json" --format "$f" --quiet -o /tmp/w.safetensors > /dev/null
     for m in cost none; do
@@ -32,7 +32,7 @@ for c in embryo-1b dory-1b; do
       "$B/kiln-run" "$p" --weights /tmp/w.safetensors --prompt 1,2,3,4 --max-new 256 --stats 2>&1 | \
         grep -E "dispatches|barriers|bytes|ms/token|error"
       # Few files come back from a lent machine: f16 profiles only.
-      [ "$f" = f16 ] && "$B/kiln-run" "$p" --weights /tmp/w.safetensors --prompt 1,2,3,4 \
+      [ "$f" = f16 ] && [ "${c%-1b}" != "$c" ] && "$B/kiln-run" "$p" --weights /tmp/w.safetensors --prompt 1,2,3,4 \
         --max-new 8 --profile > "$out/$c.$f.$m.profile.txt" 2>&1
     done
   done

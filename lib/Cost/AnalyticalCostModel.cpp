@@ -30,7 +30,11 @@ public:
     double width = wg >= stage.workgroups ? stage.ownWidth : 1.0;
     double barrierMicros = double(stage.barriers) * target_.workgroupBarrierMicros * width /
                            double(std::min<uint64_t>(wg, target_.computeUnits));
-    return std::max(memoryMicros, computeMicros) + barrierMicros;
+    // Cache re-reads share the device like memory reads: they scale with the
+    // workgroups in flight too.
+    double cacheMicros = double(stage.cacheBytes) /
+                         (target_.effectiveCacheBandwidthGBps() * busy * 1e3);
+    return std::max(memoryMicros, computeMicros) + cacheMicros + barrierMicros;
   }
 
   DispatchEstimate dispatchMicros(const std::vector<StageCost> &stages,

@@ -50,7 +50,7 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
       "submit_us", "read_bandwidth_gbps", "single_workgroup_bandwidth_gbps",
       "matvec_efficiency", "compute_gflops", "subgroup_size",
       "max_workgroup_size", "max_shared_memory_bytes", "compute_units",
-      "workgroup_barrier_us"};
+      "workgroup_barrier_us", "cache_bandwidth_gbps"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!known.count(it.key()))
       return io::Error("target: unknown field '" + it.key() + "'");
@@ -77,6 +77,8 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
   // Optional (0 when absent): only a CPU implementation pays much for one.
   if (s && j.contains("workgroup_barrier_us"))
     s = readPositive(j, "workgroup_barrier_us", d.workgroupBarrierMicros, true);
+  if (s && j.contains("cache_bandwidth_gbps"))
+    s = readPositive(j, "cache_bandwidth_gbps", d.cacheBandwidthGBps);
   if (!s)
     return s.error();
   if (d.matvecEfficiency > 1.0)
@@ -102,6 +104,8 @@ std::string targetDescToJson(const TargetDesc &d) {
   j["api"] = d.api;
   j["source"] = d.source;
   j["workgroup_barrier_us"] = d.workgroupBarrierMicros;
+  if (d.cacheBandwidthGBps > 0)
+    j["cache_bandwidth_gbps"] = d.cacheBandwidthGBps;
   j["boundary_us"] = d.boundaryMicros;
   j["boundary_no_barrier_us"] = d.boundaryNoBarrierMicros;
   j["submit_us"] = d.submitMicros;

@@ -74,6 +74,26 @@ TEST(CostModel, RooflineAndParallelism) {
   EXPECT_NEAR(model->stageMicros(s, 1000), 20.0, 1e-9);
 }
 
+TEST(CostModel, CacheReReadsAddTime) {
+  TargetDesc d = minimal();
+  auto model = createAnalyticalCostModel(d);
+  StageCost s;
+  s.bytesRead = 1000000; // 10 us at 100 GB/s
+  s.workgroups = 1000;
+  s.cacheBytes = 4000000; // default cache bandwidth 4 x 100 GB/s -> 10 us
+  EXPECT_NEAR(model->stageMicros(s, 1000), 20.0, 1e-9);
+  d.cacheBandwidthGBps = 1000.0; // -> 4 us
+  EXPECT_NEAR(createAnalyticalCostModel(d)->stageMicros(s, 1000), 14.0, 1e-9);
+  // Optional in the JSON, and kept by a round trip.
+  std::string text = kMinimal;
+  text.insert(text.size() - 1, R"(,"cache_bandwidth_gbps":1000)");
+  auto parsed = parseTargetDesc(text);
+  ASSERT_TRUE(bool(parsed)) << parsed.error().message();
+  EXPECT_DOUBLE_EQ(parsed->cacheBandwidthGBps, 1000.0);
+  EXPECT_DOUBLE_EQ(parseTargetDesc(targetDescToJson(*parsed))->cacheBandwidthGBps, 1000.0);
+  EXPECT_DOUBLE_EQ(minimal().effectiveCacheBandwidthGBps(), 400.0);
+}
+
 TEST(CostModel, FusedDispatchIsSqueezedToItsNarrowestStage) {
   auto model = createAnalyticalCostModel(minimal());
   StageCost wide{1000000, 0, 0, 1000, false};

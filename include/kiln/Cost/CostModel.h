@@ -30,6 +30,9 @@ struct StageCost {
   /// a narrower workgroup costs proportionally less where threads are fibres.
   uint64_t barriers = 0;
   double ownWidth = 1.0;
+  /// Bytes read again from the cache (not from memory), e.g. the input
+  /// vectors a mat-vec with an activation reads once per row.
+  uint64_t cacheBytes = 0;
 };
 
 /// Estimated cost of a dispatch holding `stages`, run in `workgroups`

@@ -45,6 +45,13 @@ struct TargetDesc {
   /// on lavapipe a workgroup's threads are fibres of one core, and a fused
   /// one-workgroup kernel is dominated by its reductions' barriers.
   double workgroupBarrierMicros = 0;
+  /// Bandwidth of re-reads that hit the cache (a mat-vec recomputing its
+  /// activation reads the input vectors once per row), GB/s. Optional: 0
+  /// means 4 x readBandwidthGBps.
+  double cacheBandwidthGBps = 0;
+  double effectiveCacheBandwidthGBps() const {
+    return cacheBandwidthGBps > 0 ? cacheBandwidthGBps : 4.0 * readBandwidthGBps;
+  }
 };
 
 /// Parses a descriptor; every missing or out-of-range field is a named error.

@@ -82,6 +82,12 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
         c.barriers = uint64_t(op.getRows() * op.getSplitK()) * kBarriersPerReduction;
         c.ownWidth = double(width) / 256.0;
         // A routed expert reads one of its E stacked candidates.
+        // The activation is recomputed per row: every (row, chunk) reads its
+        // columns of the input, up and column field again, from the cache.
+        if (activated) {
+          uint64_t perColumn = 8 + (op.getColScale() ? 4 : 0);
+          c.cacheBytes = uint64_t(op.getRows()) * uint64_t(op.getColumns()) * perColumn;
+        }
         int64_t experts = op.getNumExperts();
         for (Value v : {op.getWeight(), op.getRowScale(), op.getColScale()})
           if (v && experts > 1)
@@ -133,6 +139,24 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
         int64_t hd = dimOf(op.getKRing(), 2), heads = elements(op.getQRot()) / hd;
         c.flops = uint64_t(4 * heads * op.getMaxKeys() * hd);
         c.workgroups = uint64_t(heads);
+      })
+      .Case([&](WindowAttentionOp op) {
+        int64_t hd = dimOf(op.getKRing(), 2), heads = elements(op.getQ()) / hd;
+        c.flops = uint64_t(4 * heads * op.getWindow() * hd);
+        c.workgroups = uint64_t(heads);
+      })
+      .Case([&](FarFieldPushOp op) {
+        // The key and value leaving the window (one ring row per KV head),
+        // folded into the landmark sums: not the whole rings.
+        int64_t kvh = dimOf(op.getKRing(), 0), hd = dimOf(op.getKRing(), 2);
+        c.bytesRead = uint64_t(2 * kvh * hd * 4) + bytesOf(op.getLandmarks()) +
+                      2 * bytesOf(op.getFarSums()) + bytesOf(op.getParams());
+        c.flops = uint64_t(4 * elements(op.getFarSums()));
+        c.workgroups = uint64_t(kvh);
+      })
+      .Case([&](LandmarkSealOp op) {
+        c.flops = uint64_t(4 * elements(op.getLandmarks()) * dimOf(op.getLandmarks(), 1));
+        c.workgroups = uint64_t(dimOf(op.getLandmarks(), 0));
       })
       .Case([&](HeadRowsOp op) {
         c.flops = uint64_t(2 * elements(op.getOut()) * elements(op.getInput()));
