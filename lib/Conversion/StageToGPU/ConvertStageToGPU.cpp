@@ -98,6 +98,16 @@ LogicalResult fusedShape(stage::DispatchOp dispatch, stage::FusionForm form,
                << ": pointwise stages share one grid";
     return success();
   }
+  if (form == stage::FusionForm::RowEpilogue) {
+    // The mat-vecs' grid: a workgroup per row (capped, walking the rest).
+    shape = shapes.front();
+    for (auto [op, own] : llvm::zip(body, shapes))
+      if (isa<stage::MatVecOp>(op) && own.workgroupSize != shape.workgroupSize)
+        return op.emitOpError("runs ")
+               << own.workgroupSize << " threads a row, stage #0 " << shape.workgroupSize
+               << ": a row epilogue's mat-vecs share one workgroup size";
+    return success();
+  }
   shape.workgroupSize = 0;
   bool anyFixedSize = false;
   for (const KernelShape &s : shapes)
@@ -144,6 +154,23 @@ void buildFused(Block &body, stage::FusionForm form,
                 ArrayRef<KernelShape> shapes, ArrayRef<int64_t> ranges,
                 KernelBuilder &kb) {
   int64_t size = kb.getWorkgroupSize();
+  if (form == stage::FusionForm::RowEpilogue) {
+    SmallVector<stage::MatVecOp> matvecs;
+    SmallVector<Operation *> tail;
+    for (Operation &op : body) {
+      if (auto mv = dyn_cast<stage::MatVecOp>(op); mv && tail.empty())
+        matvecs.push_back(mv);
+      else
+        tail.push_back(&op);
+    }
+    buildRowEpilogueKernel(matvecs, kb, [&](Value row) {
+      kb.setVirtualGlobalId(row);
+      for (Operation *op : tail)
+        buildStage(op, kb);
+      kb.setVirtualGlobalId(Value());
+    });
+    return;
+  }
   if (form == stage::FusionForm::Pointwise) {
     // Thread i: element i of every stage, in program order; no barrier.
     for (Operation &op : body)

@@ -34,6 +34,8 @@ Value KernelBuilder::workgroupId() {
   return b.create<gpu::BlockIdOp>(loc, gpu::Dimension::x);
 }
 Value KernelBuilder::globalId() {
+  if (virtualGlobalId)
+    return virtualGlobalId;
   return add(mul(workgroupId(), index(workgroupSize)), threadId());
 }
 

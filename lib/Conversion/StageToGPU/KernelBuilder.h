@@ -63,6 +63,9 @@ public:
   }
   /// Workgroups the stage runs on: `launched` (its own grid) unless a fused
   /// kernel set a virtual workgroup range.
+  /// A per-thread stage run for one element by one thread (a mat-vec's row
+  /// epilogue): globalId() returns `id` until reset with a null Value.
+  void setVirtualGlobalId(mlir::Value id) { virtualGlobalId = id; }
   int64_t gridWorkgroups(int64_t launched) const {
     return virtualWorkgroupId ? virtualWorkgroups : launched;
   }
@@ -160,6 +163,7 @@ private:
   mlir::Value scratch;
   mlir::Value virtualWorkgroupId;
   int64_t virtualWorkgroups = 0;
+  mlir::Value virtualGlobalId;
 };
 
 // One entry per stage kind: the launch shape and the body builder. Each lives
@@ -170,6 +174,11 @@ KernelShape shapeOf(stage::RMSNormOp op, const StageToGPUOptions &o);
 void buildKernel(stage::RMSNormOp op, KernelBuilder &kb);
 KernelShape shapeOf(stage::MatVecOp op, const StageToGPUOptions &o);
 void buildKernel(stage::MatVecOp op, KernelBuilder &kb);
+/// Several mat-vecs of the same rows (split_k 1) in one kernel, a workgroup
+/// per row computing each of them, then `epilogue(row)` run by the thread
+/// that stored the row's values (the `row_epilogue` fused form).
+void buildRowEpilogueKernel(llvm::ArrayRef<stage::MatVecOp> ops, KernelBuilder &kb,
+                            const std::function<void(mlir::Value row)> &epilogue);
 KernelShape shapeOfElementwise(mlir::Operation *op, const StageToGPUOptions &o);
 void buildElementwiseKernel(mlir::Operation *op, KernelBuilder &kb);
 KernelShape shapeOf(stage::ConvRingOp op, const StageToGPUOptions &o);

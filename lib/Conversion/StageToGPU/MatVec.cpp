@@ -78,34 +78,37 @@ KernelShape shapeOf(stage::MatVecOp op, const StageToGPUOptions &o) {
   return {size, std::min(items, kMaxWorkgroups)};
 }
 
-void buildKernel(stage::MatVecOp op, KernelBuilder &kb) {
-  int64_t rows = op.getRows(), splitK = op.getSplitK();
-  int64_t groups = memrefSize(op.getWeight(), 1);
-  int64_t perChunk = ceilDiv(groups, splitK);
-  int64_t items = rows * splitK;
-  int64_t workgroups = kb.gridWorkgroups(std::min(items, kMaxWorkgroups));
-  Value weight = kb.buffer(op.getWeight());
-  Value input = kb.buffer(op.getInput());
-  Value up = op.getUp() ? kb.buffer(op.getUp()) : Value();
-  Value out = kb.buffer(op.getOut());
-  Value tid = kb.threadId();
-  // A routed expert (stage.router's word, clamped to the last candidate so
-  // a stray word stays in bounds): its rows and scales start at e·R, e·C.
-  Value rowBase, colBase;
-  Value colScale = op.getColScale() ? kb.buffer(op.getColScale()) : Value();
-  if (op.getExpert()) {
-    Value word = kb.load(kb.buffer(op.getExpert()), {kb.index(0)});
-    Value e = kb.min(kb.b.create<arith::IndexCastUIOp>(
-                         kb.loc, kb.b.getIndexType(), word),
-                     kb.index(op.getNumExperts() - 1));
-    rowBase = kb.mul(e, kb.index(rows));
-    colBase = kb.mul(e, kb.index(op.getColumns()));
+namespace {
+/// One mat-vec's per-item body, with what it loads once per kernel.
+class MatVecRows {
+public:
+  MatVecRows(stage::MatVecOp op, KernelBuilder &kb) : op(op), kb(kb) {
+    rows = op.getRows();
+    splitK = op.getSplitK();
+    groups = memrefSize(op.getWeight(), 1);
+    perChunk = ceilDiv(groups, splitK);
+    weight = kb.buffer(op.getWeight());
+    input = kb.buffer(op.getInput());
+    up = op.getUp() ? kb.buffer(op.getUp()) : Value();
+    out = kb.buffer(op.getOut());
+    colScale = op.getColScale() ? kb.buffer(op.getColScale()) : Value();
+    // A routed expert (stage.router's word, clamped to the last candidate so
+    // a stray word stays in bounds): its rows and scales start at e·R, e·C.
+    if (op.getExpert()) {
+      Value word = kb.load(kb.buffer(op.getExpert()), {kb.index(0)});
+      Value e = kb.min(kb.b.create<arith::IndexCastUIOp>(
+                           kb.loc, kb.b.getIndexType(), word),
+                       kb.index(op.getNumExperts() - 1));
+      rowBase = kb.mul(e, kb.index(rows));
+      colBase = kb.mul(e, kb.index(op.getColumns()));
+    }
   }
 
-  // The item loop is uniform across the workgroup, as the reduction's
-  // barriers require.
-  kb.forLoop(kb.workgroupId(), kb.index(items), kb.index(workgroups),
-             [&](Value item) {
+  int64_t items() const { return rows * splitK; }
+
+  /// Computes item (row, chunk) with the whole workgroup; thread 0 stores it.
+  void emitItem(Value item) {
+    Value tid = kb.threadId();
     Value row = kb.div(item, kb.index(splitK));
     Value chunk = kb.rem(item, kb.index(splitK));
     Value first = kb.mul(chunk, kb.index(perChunk));
@@ -138,6 +141,37 @@ void buildKernel(stage::MatVecOp op, KernelBuilder &kb) {
         v = kb.fadd(v, kb.load(out, at));
       kb.store(v, out, at);
     });
+  }
+
+private:
+  stage::MatVecOp op;
+  KernelBuilder &kb;
+  int64_t rows, splitK, groups, perChunk;
+  Value weight, input, up, out, colScale, rowBase, colBase;
+};
+} // namespace
+
+void buildKernel(stage::MatVecOp op, KernelBuilder &kb) {
+  MatVecRows rows(op, kb);
+  int64_t workgroups = kb.gridWorkgroups(std::min(rows.items(), kMaxWorkgroups));
+  // The item loop is uniform across the workgroup, as the reduction's
+  // barriers require.
+  kb.forLoop(kb.workgroupId(), kb.index(rows.items()), kb.index(workgroups),
+             [&](Value item) { rows.emitItem(item); });
+}
+
+void buildRowEpilogueKernel(ArrayRef<stage::MatVecOp> ops, KernelBuilder &kb,
+                            const std::function<void(Value row)> &epilogue) {
+  SmallVector<MatVecRows> matvecs;
+  for (stage::MatVecOp op : ops)
+    matvecs.emplace_back(op, kb);
+  int64_t rows = stage::MatVecOp(ops.front()).getRows();
+  int64_t workgroups = kb.gridWorkgroups(std::min(rows, kMaxWorkgroups));
+  kb.forLoop(kb.workgroupId(), kb.index(rows), kb.index(workgroups), [&](Value row) {
+    for (MatVecRows &m : matvecs)
+      m.emitItem(row);
+    // Thread 0 stored every mat-vec's value of this row: it alone reads them.
+    kb.ifThen(kb.ult(kb.threadId(), kb.index(1)), [&] { epilogue(row); });
   });
 }
 

@@ -148,3 +148,31 @@ func.func @one_workgroup_elementwise(%g: memref<200xf32>, %s: memref<200xf32>, %
   return
 }
 }
+
+// -----
+
+// Row epilogue: a workgroup per row (96), each computing the gate and the up
+// row (two reductions), then thread 0 alone computes silu(g)·u for its row.
+// CHECK-LABEL: func.func @row_epilogue
+// CHECK: gpu.launch_func @kiln_kernels::@gate__up__act blocks in (%c96, %{{.*}}, %{{.*}})
+// CHECK: gpu.func @gate__up__act(
+// CHECK: scf.for
+// CHECK: gpu.barrier
+// CHECK: memref.store {{.*}} : memref<96xf32>
+// CHECK: gpu.barrier
+// CHECK: memref.store {{.*}} : memref<96xf32>
+// CHECK: arith.cmpi ult, %thread_id_x
+// CHECK: scf.if
+// CHECK: math.exp
+// CHECK: memref.store {{.*}} : memref<96xf32>
+module {
+func.func @row_epilogue(%x: memref<64xf32>, %m1: memref<96x8xvector<4xi32>>, %g: memref<96xf32>,
+                        %m2: memref<96x8xvector<4xi32>>, %u: memref<96xf32>, %z: memref<96xf32>) {
+  stage.dispatch "gate__up__act" attributes {fusion = "row_epilogue"} {
+    stage.matvec weight(%m1 : memref<96x8xvector<4xi32>>) input(%x : memref<64xf32>) out(%g : memref<96xf32>) {format = #stage.format<f16>}
+    stage.matvec weight(%m2 : memref<96x8xvector<4xi32>>) input(%x : memref<64xf32>) out(%u : memref<96xf32>) {format = #stage.format<f16>}
+    stage.silu_mul ins(%g, %u : memref<96xf32>, memref<96xf32>) out(%z : memref<96xf32>)
+  }
+  return
+}
+}

@@ -32,7 +32,7 @@ func.func @foreign(%x: memref<4xf32>) {
 // -----
 
 func.func @bad_form(%x: memref<4xf32>, %y: memref<4xf32>) {
-  // expected-error @+1 {{fusion must be "one_workgroup", "concurrent" or "pointwise", got "sideways"}}
+  // expected-error @+1 {{fusion must be "one_workgroup", "concurrent", "pointwise" or "row_epilogue", got "sideways"}}
   stage.dispatch attributes {fusion = "sideways"} {
     stage.add ins(%x, %x : memref<4xf32>, memref<4xf32>) out(%y : memref<4xf32>)
     stage.add ins(%x, %x : memref<4xf32>, memref<4xf32>) out(%y : memref<4xf32>)
@@ -88,6 +88,32 @@ func.func @pointwise_reduction(%h: memref<4xf32>, %w: memref<4xf32>, %x: memref<
   stage.dispatch attributes {fusion = "pointwise"} {
     stage.add ins(%h, %h : memref<4xf32>, memref<4xf32>) out(%y : memref<4xf32>)
     stage.rmsnorm residual(%y : memref<4xf32>) weight(%w : memref<4xf32>) outs(%x : memref<4xf32>) {eps = 1.0e-06 : f32}
+  }
+  return
+}
+
+// -----
+
+// A row epilogue's mat-vecs share one shape: a workgroup per row serves both.
+func.func @row_epilogue_shapes(%x: memref<64xf32>, %m1: memref<96x8xvector<4xi32>>, %g: memref<96xf32>,
+                               %m2: memref<32x8xvector<4xi32>>, %u: memref<32xf32>, %z: memref<96xf32>) {
+  // expected-error @+1 {{fusion "row_epilogue": stage #1 ('stage.matvec') has another shape than stage #0: one workgroup per row serves mat-vecs of one shape}}
+  stage.dispatch attributes {fusion = "row_epilogue"} {
+    stage.matvec weight(%m1 : memref<96x8xvector<4xi32>>) input(%x : memref<64xf32>) out(%g : memref<96xf32>) {format = #stage.format<f16>}
+    stage.matvec weight(%m2 : memref<32x8xvector<4xi32>>) input(%x : memref<64xf32>) out(%u : memref<32xf32>) {format = #stage.format<f16>}
+    stage.silu_mul ins(%g, %g : memref<96xf32>, memref<96xf32>) out(%z : memref<96xf32>)
+  }
+  return
+}
+
+// -----
+
+// The epilogue may not write what another row's mat-vec still reads.
+func.func @row_epilogue_writes_input(%x: memref<96xf32>, %m: memref<96x12xvector<4xi32>>, %g: memref<96xf32>) {
+  // expected-error @+1 {{fusion "row_epilogue": stage #1 ('stage.add') writes a buffer stage #0 ('stage.matvec') reads across rows}}
+  stage.dispatch attributes {fusion = "row_epilogue"} {
+    stage.matvec weight(%m : memref<96x12xvector<4xi32>>) input(%x : memref<96xf32>) out(%g : memref<96xf32>) {format = #stage.format<f16>}
+    stage.add ins(%g, %x : memref<96xf32>, memref<96xf32>) out(%x : memref<96xf32>)
   }
   return
 }

@@ -12,36 +12,37 @@
 
 // Kernel times (bytes / bandwidth): norm 0.192 µs (one workgroup anyway);
 // gate and up 0.172 each on the device, 4.288 each squeezed into one
-// workgroup; act 0.192 / 0.384; down 0.255 / 6.368.
+// workgroup; act 0.192 / 0.384; down 0.255 / 6.368; gate, up and act as a
+// row epilogue (a workgroup per row, act in the row's thread) 0.358.
 // Partitions and totals (b = boundary µs):
 //   4 dispatches {norm} {gate,up concurrent} {act} {down}: 0.982 + 4b
+//   3 dispatches {norm} {gate,up,act row_epilogue} {down}: 0.805 + 3b
 //   2 dispatches {norm,gate,up,act one workgroup} {down}:  9.152 + 0.255 + 2b
 //   1 dispatch   {everything in one workgroup}:            15.520 + b
-// b = 0: 0.982 (4) < 9.407 (2) < 15.520 (1); b = 5: 19.407 (2) < 20.52 (1)
-// < 20.982 (4); b = 8: 23.520 (1) < 25.407 (2) < 32.982 (4).
+// b = 0: 0.805 (3) < 0.982 (4) < 9.407 (2); b = 5: 15.805 (3) < 19.407 (2)
+// < 20.52 (1); b = 8: 23.520 (1) < 24.805 (3) < 25.407 (2).
 
 // B0-LABEL: fusion report: target lit-0us
 // B0:       0.192 us  norm [rmsnorm]
-// B0-NEXT:  0.343 us  gate__up [matvec, matvec] concurrent
-// B0-NEXT:  0.192 us  act [silu_mul]
+// B0-NEXT:  0.358 us  gate__up__act [matvec, matvec, silu_mul] row_epilogue
 // B0-NEXT:  0.255 us  down [matvec]
-// B0-NEXT: total: 4 dispatches, 5 stages, 0.982 us per token (estimate)
+// B0-NEXT: total: 3 dispatches, 5 stages, 0.805 us per token (estimate)
 // B0-LABEL: func.func @ffn
 // B0:      stage.dispatch "norm" attributes {stage.estimated_us = 1.920000e-01 : f64}
-// B0:      stage.dispatch "gate__up" attributes {fusion = "concurrent"
+// B0:      stage.dispatch "gate__up__act" attributes {fusion = "row_epilogue"
 // B0-NEXT:   stage.matvec weight(%arg3
 // B0-NEXT:   stage.matvec weight(%arg5
+// B0-NEXT:   stage.silu_mul
 // B0-NEXT: {{^ *}$}}
-// B0-NEXT: stage.dispatch "act"
-// B0:      stage.dispatch "down"
+// B0-NEXT: stage.dispatch "down"
 
 // B5-LABEL: fusion report: target lit-5us
-// B5:      14.152 us  norm__gate__up__act [rmsnorm, matvec, matvec, silu_mul] one_workgroup
+// B5:       5.192 us  norm [rmsnorm]
+// B5-NEXT:  5.358 us  gate__up__act [matvec, matvec, silu_mul] row_epilogue
 // B5-NEXT:  5.255 us  down [matvec]
-// B5-NEXT: total: 2 dispatches, 5 stages, 19.407 us per token (estimate)
+// B5-NEXT: total: 3 dispatches, 5 stages, 15.805 us per token (estimate)
 // B5-LABEL: func.func @ffn
-// B5:      stage.dispatch "norm__gate__up__act" attributes {fusion = "one_workgroup", stage.estimated_us = 1.415200e+01 : f64} {
-// B5-NEXT:   stage.rmsnorm
+// B5:      stage.dispatch "gate__up__act" attributes {fusion = "row_epilogue", stage.estimated_us = 5.358000e+00 : f64} {
 // B5-NEXT:   stage.matvec
 // B5-NEXT:   stage.matvec
 // B5-NEXT:   stage.silu_mul

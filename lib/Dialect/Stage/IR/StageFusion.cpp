@@ -41,6 +41,8 @@ std::optional<FusionForm> parseFusionForm(StringRef text) {
     return FusionForm::Concurrent;
   if (text == "pointwise")
     return FusionForm::Pointwise;
+  if (text == "row_epilogue")
+    return FusionForm::RowEpilogue;
   return std::nullopt;
 }
 
@@ -52,6 +54,8 @@ StringRef fusionFormName(FusionForm form) {
     return "concurrent";
   case FusionForm::Pointwise:
     return "pointwise";
+  case FusionForm::RowEpilogue:
+    return "row_epilogue";
   }
   return "";
 }
@@ -156,6 +160,81 @@ bool stagesConflict(Operation *a, Operation *b) {
   return writesTouched(a, b) || writesTouched(b, a);
 }
 
+namespace {
+bool canFuseRowEpilogue(ArrayRef<Operation *> stages, std::string &whyNot) {
+  size_t count = 0;
+  while (count < stages.size() && isa<MatVecOp>(stages[count]))
+    ++count;
+  if (count == 0 || count == stages.size()) {
+    whyNot = "a row epilogue is mat-vecs followed by per-row stages";
+    return false;
+  }
+  auto first = cast<MatVecOp>(stages.front());
+  int64_t rows = first.getRows();
+  int64_t groups = cast<MemRefType>(first.getWeight().getType()).getDimSize(1);
+  SmallVector<Value> outs;
+  for (size_t i = 0; i < count; ++i) {
+    auto mv = cast<MatVecOp>(stages[i]);
+    if (mv.getSplitK() != 1 || mv.getAccumulate()) {
+      whyNot = describe(stages[i], i) + " is split-K or accumulates: a row is not one value";
+      return false;
+    }
+    if (mv.getRows() != rows ||
+        cast<MemRefType>(mv.getWeight().getType()).getDimSize(1) != groups) {
+      whyNot = describe(stages[i], i) + " has another shape than stage #0: one workgroup per row "
+               "serves mat-vecs of one shape";
+      return false;
+    }
+    for (size_t j = 0; j < i; ++j)
+      if (stagesConflict(stages[j], stages[i])) {
+        whyNot = describe(stages[i], i) + " depends on " + describe(stages[j], j);
+        return false;
+      }
+    outs.push_back(mv.getOut());
+  }
+  auto vectorLength = [](Value v) {
+    auto type = cast<MemRefType>(v.getType());
+    return type.getRank() == 1 ? type.getDimSize(0) : int64_t(-1);
+  };
+  for (size_t i = count; i < stages.size(); ++i) {
+    Operation *stage = stages[i];
+    bool perRow = llvm::TypeSwitch<Operation *, bool>(stage)
+        .Case<AddOp, MulOp, SiluMulOp, SigmoidGateOp>([&](Operation *op) {
+          return llvm::all_of(op->getOperands(),
+                              [&](Value v) { return vectorLength(v) == rows; });
+        })
+        .Case([&](ConvRingOp op) {
+          return vectorLength(op.getInput()) == rows && vectorLength(op.getOut()) == rows;
+        })
+        .Default([](Operation *) { return false; });
+    if (!perRow) {
+      whyNot = describe(stage, i) + " is not a per-row stage over the mat-vecs' " +
+               std::to_string(rows) + " rows";
+      return false;
+    }
+    for (size_t j = 0; j < stages.size(); ++j) {
+      if (j == i)
+        continue;
+      for (Value written : writtenBuffers(stage))
+        for (Value touched : stages[j]->getOperands()) {
+          if (!buffersMayAlias(written, touched))
+            continue;
+          // Element r of the same vector is safe within the row's thread;
+          // anything a mat-vec reads beyond its own output is not.
+          bool sameVector = written == touched;
+          bool matvecOperand = j < count && !llvm::is_contained(outs, touched);
+          if (!sameVector || matvecOperand) {
+            whyNot = describe(stage, i) + " writes a buffer " + describe(stages[j], j) +
+                     " reads across rows";
+            return false;
+          }
+        }
+    }
+  }
+  return true;
+}
+} // namespace
+
 bool canFuse(FusionForm form, ArrayRef<Operation *> stages, std::string &whyNot) {
   for (auto [index, stage] : llvm::enumerate(stages)) {
     GridKind kind = gridKindOf(stage);
@@ -202,6 +281,8 @@ bool canFuse(FusionForm form, ArrayRef<Operation *> stages, std::string &whyNot)
             }
       }
   }
+  if (form == FusionForm::RowEpilogue && !canFuseRowEpilogue(stages, whyNot))
+    return false;
   if (form == FusionForm::Concurrent) {
     for (size_t i = 0; i < stages.size(); ++i)
       for (size_t j = i + 1; j < stages.size(); ++j)

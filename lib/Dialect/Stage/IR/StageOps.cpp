@@ -70,7 +70,7 @@ LogicalResult DispatchOp::verify() {
   if (std::optional<StringRef> fusion = getFusion()) {
     std::optional<FusionForm> form = parseFusionForm(*fusion);
     if (!form)
-      return emitOpError("fusion must be \"one_workgroup\", \"concurrent\" or \"pointwise\", got \"")
+      return emitOpError("fusion must be \"one_workgroup\", \"concurrent\", \"pointwise\" or \"row_epilogue\", got \"")
              << *fusion << "\"";
     std::string whyNot;
     if (!canFuse(*form, stages, whyNot))

@@ -139,13 +139,18 @@ double kernelMicros(const cost::CostModel &model, ArrayRef<Operation *> stages,
       t += model.stageMicros(c, 1);
     return t;
   }
-  // Pointwise: one stage's grid moving every stage's bytes.
-  if (*form == FusionForm::Pointwise) {
+  // Pointwise: one stage's grid moving every stage's bytes; a row epilogue
+  // likewise on the mat-vecs' grid (a workgroup per row).
+  if (*form == FusionForm::Pointwise || *form == FusionForm::RowEpilogue) {
     cost::StageCost merged = costs.front();
     for (const cost::StageCost &c : ArrayRef<cost::StageCost>(costs).drop_front()) {
       merged.bytesRead += c.bytesRead;
       merged.bytesWritten += c.bytesWritten;
       merged.flops += c.flops;
+      merged.cacheBytes += c.cacheBytes;
+      // Each mat-vec reduces every row; the epilogue's thread adds none.
+      if (c.isMatvec)
+        merged.barriers += c.barriers;
     }
     return model.stageMicros(merged, merged.workgroups);
   }
@@ -224,7 +229,8 @@ std::optional<GroupChoice> chooseForm(const cost::CostModel &model,
   std::optional<GroupChoice> best;
   std::string whyNot;
   for (FusionForm form :
-       {FusionForm::OneWorkgroup, FusionForm::Concurrent, FusionForm::Pointwise}) {
+       {FusionForm::OneWorkgroup, FusionForm::Concurrent, FusionForm::Pointwise,
+        FusionForm::RowEpilogue}) {
     if (!canFuse(form, all, whyNot))
       continue;
     if (form == FusionForm::Concurrent && !concurrentSizesAgree(all))

@@ -56,6 +56,14 @@ enum class FusionForm {
   /// silu_mul, sigmoid_gate, every buffer of one length, and a buffer two
   /// stages share is the same buffer, never an overlapping neighbour.
   Pointwise,
+  /// Mat-vecs of the same rows (split_k 1, independent of each other) and an
+  /// epilogue of per-row stages: a workgroup per row computes every mat-vec's
+  /// value of that row, then the thread that stored them runs the epilogue
+  /// for element `row` (gate and up rows, then silu(g)·u: the seeds'
+  /// w_ffn_up). Epilogue kinds: add, mul, silu_mul, sigmoid_gate, conv_ring,
+  /// every vector of the rows' length; what the epilogue writes is no
+  /// mat-vec operand except a mat-vec's own output.
+  RowEpilogue,
 };
 std::optional<FusionForm> parseFusionForm(llvm::StringRef text);
 llvm::StringRef fusionFormName(FusionForm form);

@@ -106,7 +106,9 @@ def Stage_DispatchOp : Stage_Op<"dispatch", [SingleBlock, NoTerminator,
     independent stages side by side on disjoint workgroup ranges of one grid;
     `"pointwise"` runs a chain of elementwise stages over one index space,
     thread i computing element i of every stage in turn (no barrier: each
-    stage reads and writes only element i).
+    stage reads and writes only element i); `"row_epilogue"` runs mat-vecs of
+    one shape a workgroup per row, then per-row stages (silu_mul, add, ...)
+    for that row in the thread that stored the row's values.
 
     ```mlir
     stage.dispatch "norm__proj" attributes {fusion = "one_workgroup"} {
