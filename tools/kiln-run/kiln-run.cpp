@@ -33,14 +33,16 @@ const char *kUsage =
     "  --stats               print dispatches, barriers, bytes and ms per token\n"
     "  --profile             print GPU time per dispatch of the decode program\n"
     "  --print-logprobs      print each generated token's log-probability\n"
-    "  --check-reference C   run the CPU reference of config C (same weights) side by side:\n"
+    "  --check-reference C [W]\n"
+    "                        run the CPU reference of config C (weights W, default --weights)\n"
+    "                        side by side:\n"
     "                        greedy tokens must match and log-probs agree (exit 1 if not)\n"
     "  --tolerance T         max abs log-prob error for --check-reference (default 1e-3)\n"
     "  --list-devices        list Vulkan devices and exit\n"
     "  --help                this text\n";
 
 struct Arguments {
-  std::string plan, weights, device, checkReference;
+  std::string plan, weights, device, checkReference, referenceWeights;
   double tolerance = 1e-3;
   std::vector<int32_t> prompt;
   bool havePrompt = false;
@@ -134,6 +136,14 @@ bool parseArguments(int argc, char **argv, Arguments &args) {
     } else if (flag == "--check-reference") {
       if (!value(text)) return false;
       args.checkReference = text;
+      // Optional: the reference's own weights file (default: --weights); a
+      // next word that is no flag and no .kplan is taken as that file.
+      if (i + 1 < argc) {
+        std::string next = argv[i + 1];
+        bool isPlan = next.size() >= 6 && next.compare(next.size() - 6, 6, ".kplan") == 0;
+        if (!next.empty() && next[0] != '-' && !isPlan)
+          args.referenceWeights = argv[++i];
+      }
     } else if (flag == "--tolerance") {
       if (!value(text) || !parseDouble(flag, text, args.tolerance)) return false;
       if (!(args.tolerance >= 0)) return fail("--tolerance must be >= 0");
@@ -242,7 +252,9 @@ int run(const Arguments &args) {
     return report(status);
   if (!args.checkReference.empty()) {
     std::string error;
-    reference = kiln::tools::ReferenceRunner::create(args.checkReference, args.weights, error);
+    reference = kiln::tools::ReferenceRunner::create(
+        args.checkReference,
+        args.referenceWeights.empty() ? args.weights : args.referenceWeights, error);
     if (!reference)
       return fail("--check-reference: " + error), 1;
   }
