@@ -132,10 +132,16 @@ LogicalResult fusedShape(stage::DispatchOp dispatch, stage::FusionForm form,
     shape.workgroups = 1;
     return success();
   }
+  // One range per member: a row epilogue rides on its mat-vec's workgroups.
+  SmallVector<Operation *> ops;
+  for (Operation &op : body)
+    ops.push_back(&op);
   shape.workgroups = 0;
-  for (auto [op, own] : llvm::zip(body, shapes)) {
+  for (const SmallVector<size_t> &member : stage::concurrentMembers(ops)) {
+    Operation *op = ops[member.front()];
+    const KernelShape &own = shapes[member.front()];
     int64_t count = own.workgroups;
-    if (stage::gridKindOf(&op) == stage::GridKind::PerThread)
+    if (stage::gridKindOf(op) == stage::GridKind::PerThread)
       count = ceilDiv(threadsOf(own), shape.workgroupSize);
     ranges.push_back(count);
     shape.workgroups += count;
@@ -178,14 +184,28 @@ void buildFused(Block &body, stage::FusionForm form,
     return;
   }
   if (form == stage::FusionForm::Concurrent) {
+    SmallVector<Operation *> ops;
+    for (Operation &op : body)
+      ops.push_back(&op);
     Value wg = kb.workgroupId();
     int64_t start = 0;
-    for (auto [op, count] : llvm::zip(body, ranges)) {
+    for (auto [member, count] : llvm::zip(stage::concurrentMembers(ops), ranges)) {
       Value local = kb.sub(wg, kb.index(start));
       // Unsigned: a workgroup before the range wraps past it.
       kb.ifThen(kb.ult(local, kb.index(count)), [&] {
         kb.setVirtualWorkgroup(local, count);
-        buildStage(&op, kb);
+        if (member.size() == 1) {
+          buildStage(ops[member.front()], kb);
+        } else {
+          // A mat-vec and its row epilogue.
+          auto matvec = cast<stage::MatVecOp>(ops[member.front()]);
+          buildRowEpilogueKernel({matvec}, kb, [&](Value row) {
+            kb.setVirtualGlobalId(row);
+            for (size_t i : ArrayRef<size_t>(member).drop_front())
+              buildStage(ops[i], kb);
+            kb.setVirtualGlobalId(Value());
+          });
+        }
         kb.setVirtualWorkgroup(Value(), 0);
       });
       start += count;

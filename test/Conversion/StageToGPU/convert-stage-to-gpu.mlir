@@ -176,3 +176,29 @@ func.func @row_epilogue(%x: memref<64xf32>, %m1: memref<96x8xvector<4xi32>>, %g:
   return
 }
 }
+
+// -----
+
+// A concurrent member may carry a row epilogue: qkv's rows (96 workgroups)
+// each run the conv for their channel in the row's thread, beside z's rows
+// (32 workgroups): one grid of 128.
+// CHECK-LABEL: func.func @concurrent_row_epilogue
+// CHECK: gpu.launch_func @kiln_kernels::@qkv__z__conv blocks in (%c128, %{{.*}}, %{{.*}})
+// CHECK: gpu.func @qkv__z__conv(
+// CHECK: arith.cmpi ult, %thread_id_x
+// CHECK: scf.if
+// CHECK: memref.load {{.*}} : memref<3x96xf32>
+// CHECK: math.exp
+// CHECK: memref.store {{.*}} : memref<3x96xf32>
+module {
+func.func @concurrent_row_epilogue(%x: memref<64xf32>, %m1: memref<96x8xvector<4xi32>>, %qkv: memref<96xf32>,
+                                   %m2: memref<32x8xvector<4xi32>>, %z: memref<32xf32>,
+                                   %taps: memref<96x4xf32>, %ring: memref<3x96xf32>, %c: memref<96xf32>) {
+  stage.dispatch "qkv__z__conv" attributes {fusion = "concurrent"} {
+    stage.matvec weight(%m1 : memref<96x8xvector<4xi32>>) input(%x : memref<64xf32>) out(%qkv : memref<96xf32>) {format = #stage.format<f16>}
+    stage.matvec weight(%m2 : memref<32x8xvector<4xi32>>) input(%x : memref<64xf32>) out(%z : memref<32xf32>) {format = #stage.format<f16>}
+    stage.conv_ring input(%qkv : memref<96xf32>) taps(%taps : memref<96x4xf32>) ring(%ring : memref<3x96xf32>) out(%c : memref<96xf32>)
+  }
+  return
+}
+}

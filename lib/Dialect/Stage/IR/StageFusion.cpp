@@ -235,6 +235,37 @@ bool canFuseRowEpilogue(ArrayRef<Operation *> stages, std::string &whyNot) {
 }
 } // namespace
 
+SmallVector<SmallVector<size_t>> concurrentMembers(ArrayRef<Operation *> stages) {
+  SmallVector<SmallVector<size_t>> members;
+  for (size_t i = 0; i < stages.size(); ++i) {
+    Operation *stage = stages[i];
+    if (isa<AddOp, MulOp, SiluMulOp, SigmoidGateOp, ConvRingOp>(stage)) {
+      SmallVector<size_t> touched;
+      for (size_t m = 0; m < members.size(); ++m)
+        if (llvm::any_of(members[m],
+                         [&](size_t j) { return stagesConflict(stages[j], stage); }))
+          touched.push_back(m);
+      if (touched.size() == 1) {
+        SmallVector<size_t> &member = members[touched.front()];
+        auto matvec = dyn_cast<MatVecOp>(stages[member.front()]);
+        SmallVector<Operation *> candidate;
+        for (size_t j : member)
+          candidate.push_back(stages[j]);
+        candidate.push_back(stage);
+        std::string ignored;
+        bool onlyMatvecFirst = llvm::none_of(ArrayRef<size_t>(member).drop_front(),
+                                             [&](size_t j) { return isa<MatVecOp>(stages[j]); });
+        if (matvec && onlyMatvecFirst && canFuseRowEpilogue(candidate, ignored)) {
+          member.push_back(i);
+          continue;
+        }
+      }
+    }
+    members.push_back({i});
+  }
+  return members;
+}
+
 bool canFuse(FusionForm form, ArrayRef<Operation *> stages, std::string &whyNot) {
   for (auto [index, stage] : llvm::enumerate(stages)) {
     GridKind kind = gridKindOf(stage);
@@ -284,9 +315,15 @@ bool canFuse(FusionForm form, ArrayRef<Operation *> stages, std::string &whyNot)
   if (form == FusionForm::RowEpilogue && !canFuseRowEpilogue(stages, whyNot))
     return false;
   if (form == FusionForm::Concurrent) {
+    // Members are independent; inside one, a row epilogue follows its mat-vec.
+    SmallVector<SmallVector<size_t>> members = concurrentMembers(stages);
+    SmallVector<size_t> memberOf(stages.size());
+    for (auto [m, member] : llvm::enumerate(members))
+      for (size_t i : member)
+        memberOf[i] = m;
     for (size_t i = 0; i < stages.size(); ++i)
       for (size_t j = i + 1; j < stages.size(); ++j)
-        if (stagesConflict(stages[i], stages[j])) {
+        if (memberOf[i] != memberOf[j] && stagesConflict(stages[i], stages[j])) {
           whyNot = describe(stages[j], j) + " touches a buffer " +
                    describe(stages[i], i) +
                    " writes (or the other way round): concurrent stages "

@@ -155,14 +155,20 @@ double kernelMicros(const cost::CostModel &model, ArrayRef<Operation *> stages,
     return model.stageMicros(merged, merged.workgroups);
   }
   // Concurrent: the stages share the device; none finishes sooner than alone.
+  // A member's row epilogue adds bytes, not workgroups.
+  SmallVector<bool> leads(costs.size(), false);
+  for (const SmallVector<size_t> &member : concurrentMembers(stages))
+    leads[member.front()] = true;
   cost::StageCost merged;
   merged.workgroups = 0;
   merged.isMatvec = true;
   double slowest = 0;
-  for (const cost::StageCost &c : costs) {
+  for (auto [i, c] : llvm::enumerate(costs)) {
     merged.bytesRead += c.bytesRead;
     merged.bytesWritten += c.bytesWritten;
     merged.flops += c.flops;
+    if (!leads[i])
+      continue;
     merged.workgroups += c.workgroups;
     merged.isMatvec &= c.isMatvec;
     slowest = std::max(slowest, model.stageMicros(c, c.workgroups));

@@ -82,6 +82,14 @@ bool stagesConflict(mlir::Operation *a, mlir::Operation *b);
 
 /// Whether `stages` may form one dispatch of `form`; otherwise `whyNot`
 /// names the stage and the rule.
+/// The members of a `concurrent` group: each stage starts its own, except a
+/// per-row stage (row_epilogue's epilogue kinds) that touches exactly one
+/// earlier member, a lone mat-vec it can be a row epilogue of: it joins that
+/// member and runs in the thread holding the mat-vec's row (the GDN conv
+/// after qkv, beside z, a and b). Indices into `stages`, in order.
+llvm::SmallVector<llvm::SmallVector<size_t>>
+concurrentMembers(llvm::ArrayRef<mlir::Operation *> stages);
+
 bool canFuse(FusionForm form, llvm::ArrayRef<mlir::Operation *> stages,
              std::string &whyNot);
 
