@@ -67,6 +67,20 @@ void registerKilnPasses() {
 
 } // namespace
 
+void addFusionPasses(OpPassManager &pm, const KilnPipelineOptions &options) {
+  if (options.fusion) {
+    stage::KilnAbsorbIntoMatVecOptions absorb;
+    absorb.targetName = options.costTarget;
+    absorb.targetFile = options.costTargetFile;
+    pm.addPass(stage::createKilnAbsorbIntoMatVec(absorb));
+  }
+  stage::KilnFuseDispatchesOptions fuse;
+  fuse.targetName = options.costTarget;
+  fuse.targetFile = options.costTargetFile;
+  fuse.fuse = options.fusion;
+  pm.addPass(stage::createKilnFuseDispatches(fuse));
+}
+
 LogicalResult buildKilnPipeline(OpPassManager &pm, const KilnPipelineOptions &options,
                                 std::string *error) {
   registerKilnPasses();
@@ -80,17 +94,7 @@ LogicalResult buildKilnPipeline(OpPassManager &pm, const KilnPipelineOptions &op
       return failure();
   if (options.to == PipelineLevel::GPU && options.from != PipelineLevel::GPU) {
     // Fusion decides the dispatch regions the kernels are generated from.
-    if (options.fusion) {
-      stage::KilnAbsorbIntoMatVecOptions absorb;
-      absorb.targetName = options.costTarget;
-      absorb.targetFile = options.costTargetFile;
-      pm.addPass(stage::createKilnAbsorbIntoMatVec(absorb));
-    }
-    stage::KilnFuseDispatchesOptions fuse;
-    fuse.targetName = options.costTarget;
-    fuse.targetFile = options.costTargetFile;
-    fuse.fuse = options.fusion;
-    pm.addPass(stage::createKilnFuseDispatches(fuse));
+    addFusionPasses(pm, options);
     ConvertStageToGPUOptions gpu;
     gpu.rowWorkgroupSize = options.rowWorkgroupSize;
     gpu.reduceWorkgroupSize = options.reduceWorkgroupSize;

@@ -20,7 +20,6 @@
 #endif
 #include "kiln/Pipeline/Pipeline.h"
 #include "kiln/Dialect/Stage/Transforms/FusionReport.h"
-#include "kiln/Dialect/Stage/Transforms/Passes.h"
 #include "kiln/Target/MSL/MSLEmitter.h"
 #include "kiln/Target/Plan/AtomicFile.h"
 #include "kiln/Target/Plan/PlanJson.h"
@@ -273,17 +272,7 @@ int main(int argc, char **argv) {
   // the report can read them; the GPU leg then only re-annotates estimates.
   {
     PassManager pm(&context);
-    if (pipeline.fusion) {
-      ::kiln::stage::KilnAbsorbIntoMatVecOptions absorb;
-      absorb.targetName = pipeline.costTarget;
-      absorb.targetFile = pipeline.costTargetFile;
-      pm.addPass(::kiln::stage::createKilnAbsorbIntoMatVec(absorb));
-    }
-    ::kiln::stage::KilnFuseDispatchesOptions fuse;
-    fuse.targetName = pipeline.costTarget;
-    fuse.targetFile = pipeline.costTargetFile;
-    fuse.fuse = pipeline.fusion;
-    pm.addPass(::kiln::stage::createKilnFuseDispatches(fuse));
+    ::kiln::addFusionPasses(pm, pipeline);
     progress.begin(pipeline.fusion ? "fusing dispatches" : "estimating dispatches");
     bool ok = succeeded(pm.run(*module));
     progress.end();

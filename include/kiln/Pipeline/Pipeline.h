@@ -44,6 +44,12 @@ mlir::LogicalResult buildKilnPipeline(mlir::OpPassManager &pm,
                                       const KilnPipelineOptions &options,
                                       std::string *error);
 
+/// Adds the stage-level fusion passes `options` asks for: with fusion on,
+/// kiln-absorb-into-matvec then kiln-fuse-dispatches; with it off,
+/// kiln-fuse-dispatches only annotating estimates. Part of buildKilnPipeline;
+/// kiln-compile also runs it alone so that --emit=stages shows the regions.
+void addFusionPasses(mlir::OpPassManager &pm, const KilnPipelineOptions &options);
+
 /// Registers Kiln's conversion passes and the `kiln-pipeline` pass pipeline
 /// (options `from=graph|stages`, `to=stages|gpu`).
 void registerKilnPipeline();

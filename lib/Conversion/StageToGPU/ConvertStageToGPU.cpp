@@ -74,6 +74,20 @@ bool targetHasSubgroupArithmetic(ModuleOp module) {
 /// Vulkan's guaranteed minimum of maxComputeWorkGroupCount[0].
 constexpr int64_t kMaxGrid = 65535;
 
+/// A concurrent kernel's layout: its members (stage indices: a stage, or a
+/// mat-vec with its row epilogue; StageFusion.h) and each one's workgroups.
+struct ConcurrentLayout {
+  SmallVector<SmallVector<size_t>> members;
+  SmallVector<int64_t> ranges;
+};
+
+SmallVector<Operation *> stagesOf(Block &body) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : body)
+    ops.push_back(&op);
+  return ops;
+}
+
 /// Threads a per-thread stage's own grid covers (its guard stops the rest).
 int64_t threadsOf(const KernelShape &own) {
   return own.workgroups * own.workgroupSize;
@@ -84,8 +98,7 @@ int64_t threadsOf(const KernelShape &own) {
 /// so all of those must agree. Concurrent: each stage's range of the grid.
 LogicalResult fusedShape(stage::DispatchOp dispatch, stage::FusionForm form,
                          ArrayRef<KernelShape> shapes, KernelShape &shape,
-                         SmallVectorImpl<int64_t> &ranges,
-                         const StageToGPUOptions &options) {
+                         ConcurrentLayout &layout, const StageToGPUOptions &options) {
   Block &body = dispatch.getBody().front();
   if (form == stage::FusionForm::Pointwise) {
     // One index space: every stage's own grid is the kernel's.
@@ -133,17 +146,16 @@ LogicalResult fusedShape(stage::DispatchOp dispatch, stage::FusionForm form,
     return success();
   }
   // One range per member: a row epilogue rides on its mat-vec's workgroups.
-  SmallVector<Operation *> ops;
-  for (Operation &op : body)
-    ops.push_back(&op);
+  SmallVector<Operation *> ops = stagesOf(body);
+  layout.members = stage::concurrentMembers(ops);
   shape.workgroups = 0;
-  for (const SmallVector<size_t> &member : stage::concurrentMembers(ops)) {
+  for (const SmallVector<size_t> &member : layout.members) {
     Operation *op = ops[member.front()];
     const KernelShape &own = shapes[member.front()];
     int64_t count = own.workgroups;
     if (stage::gridKindOf(op) == stage::GridKind::PerThread)
       count = ceilDiv(threadsOf(own), shape.workgroupSize);
-    ranges.push_back(count);
+    layout.ranges.push_back(count);
     shape.workgroups += count;
   }
   if (shape.workgroups > kMaxGrid)
@@ -152,12 +164,25 @@ LogicalResult fusedShape(stage::DispatchOp dispatch, stage::FusionForm form,
   return success();
 }
 
+/// Mat-vecs a workgroup per row, then `tail` for that row in the thread
+/// holding the row's values (globalId() is the row while it builds).
+void buildRowEpilogue(ArrayRef<stage::MatVecOp> matvecs, ArrayRef<Operation *> tail,
+                      KernelBuilder &kb) {
+  buildRowEpilogueKernel(matvecs, kb, [&](Value row) {
+    kb.setVirtualGlobalId(row);
+    for (Operation *op : tail)
+      buildStage(op, kb);
+    kb.setVirtualGlobalId(Value());
+  });
+}
+
 /// The body of a fused kernel. OneWorkgroup: stages in order with a barrier
 /// between them; a per-thread stage loops over its workgroups, a mat-vec
 /// walks all its rows in the one workgroup. Concurrent: workgroup w runs the
-/// stage whose range holds it, as that stage's workgroup w - start.
+/// member whose range holds it, as that member's workgroup w - start.
+/// Pointwise: every stage in turn, no barrier. RowEpilogue: buildRowEpilogue.
 void buildFused(Block &body, stage::FusionForm form,
-                ArrayRef<KernelShape> shapes, ArrayRef<int64_t> ranges,
+                ArrayRef<KernelShape> shapes, const ConcurrentLayout &layout,
                 KernelBuilder &kb) {
   int64_t size = kb.getWorkgroupSize();
   if (form == stage::FusionForm::RowEpilogue) {
@@ -169,12 +194,7 @@ void buildFused(Block &body, stage::FusionForm form,
       else
         tail.push_back(&op);
     }
-    buildRowEpilogueKernel(matvecs, kb, [&](Value row) {
-      kb.setVirtualGlobalId(row);
-      for (Operation *op : tail)
-        buildStage(op, kb);
-      kb.setVirtualGlobalId(Value());
-    });
+    buildRowEpilogue(matvecs, tail, kb);
     return;
   }
   if (form == stage::FusionForm::Pointwise) {
@@ -184,12 +204,10 @@ void buildFused(Block &body, stage::FusionForm form,
     return;
   }
   if (form == stage::FusionForm::Concurrent) {
-    SmallVector<Operation *> ops;
-    for (Operation &op : body)
-      ops.push_back(&op);
+    SmallVector<Operation *> ops = stagesOf(body);
     Value wg = kb.workgroupId();
     int64_t start = 0;
-    for (auto [member, count] : llvm::zip(stage::concurrentMembers(ops), ranges)) {
+    for (auto [member, count] : llvm::zip(layout.members, layout.ranges)) {
       Value local = kb.sub(wg, kb.index(start));
       // Unsigned: a workgroup before the range wraps past it.
       kb.ifThen(kb.ult(local, kb.index(count)), [&] {
@@ -198,13 +216,10 @@ void buildFused(Block &body, stage::FusionForm form,
           buildStage(ops[member.front()], kb);
         } else {
           // A mat-vec and its row epilogue.
-          auto matvec = cast<stage::MatVecOp>(ops[member.front()]);
-          buildRowEpilogueKernel({matvec}, kb, [&](Value row) {
-            kb.setVirtualGlobalId(row);
-            for (size_t i : ArrayRef<size_t>(member).drop_front())
-              buildStage(ops[i], kb);
-            kb.setVirtualGlobalId(Value());
-          });
+          SmallVector<Operation *> tail;
+          for (size_t i : ArrayRef<size_t>(member).drop_front())
+            tail.push_back(ops[i]);
+          buildRowEpilogue({cast<stage::MatVecOp>(ops[member.front()])}, tail, kb);
         }
         kb.setVirtualWorkgroup(Value(), 0);
       });
@@ -264,9 +279,9 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
   if (std::optional<StringRef> text = dispatch.getFusion())
     form = stage::parseFusionForm(*text);
   KernelShape shape = shapes.front();
-  SmallVector<int64_t> ranges; // Concurrent: each stage's workgroup count
+  ConcurrentLayout layout;
   if (form) {
-    if (failed(fusedShape(dispatch, *form, shapes, shape, ranges, options)))
+    if (failed(fusedShape(dispatch, *form, shapes, shape, layout, options)))
       return failure();
   } else {
     for (const KernelShape &other : shapes)
@@ -295,7 +310,7 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
                    options.subgroupReduce);
   Operation *skipGuard = openSkipGuard(dispatch, kb);
   if (form) {
-    buildFused(body, *form, shapes, ranges, kb);
+    buildFused(body, *form, shapes, layout, kb);
   } else {
     bool first = true;
     for (Operation &op : body) {

@@ -161,6 +161,14 @@ bool stagesConflict(Operation *a, Operation *b) {
 }
 
 namespace {
+/// Stages whose element i depends only on element i of their operands.
+bool isElementwise(Operation *stage) {
+  return isa<AddOp, MulOp, SiluMulOp, SigmoidGateOp>(stage);
+}
+
+/// Stages a row epilogue can hold: channel i touches only channel i.
+bool isPerRow(Operation *stage) { return isElementwise(stage) || isa<ConvRingOp>(stage); }
+
 bool canFuseRowEpilogue(ArrayRef<Operation *> stages, std::string &whyNot) {
   size_t count = 0;
   while (count < stages.size() && isa<MatVecOp>(stages[count]))
@@ -198,15 +206,12 @@ bool canFuseRowEpilogue(ArrayRef<Operation *> stages, std::string &whyNot) {
   };
   for (size_t i = count; i < stages.size(); ++i) {
     Operation *stage = stages[i];
-    bool perRow = llvm::TypeSwitch<Operation *, bool>(stage)
-        .Case<AddOp, MulOp, SiluMulOp, SigmoidGateOp>([&](Operation *op) {
-          return llvm::all_of(op->getOperands(),
-                              [&](Value v) { return vectorLength(v) == rows; });
-        })
-        .Case([&](ConvRingOp op) {
-          return vectorLength(op.getInput()) == rows && vectorLength(op.getOut()) == rows;
-        })
-        .Default([](Operation *) { return false; });
+    bool perRow = false;
+    if (auto conv = dyn_cast<ConvRingOp>(stage))
+      perRow = vectorLength(conv.getInput()) == rows && vectorLength(conv.getOut()) == rows;
+    else if (isElementwise(stage))
+      perRow = llvm::all_of(stage->getOperands(),
+                            [&](Value v) { return vectorLength(v) == rows; });
     if (!perRow) {
       whyNot = describe(stage, i) + " is not a per-row stage over the mat-vecs' " +
                std::to_string(rows) + " rows";
@@ -239,7 +244,7 @@ SmallVector<SmallVector<size_t>> concurrentMembers(ArrayRef<Operation *> stages)
   SmallVector<SmallVector<size_t>> members;
   for (size_t i = 0; i < stages.size(); ++i) {
     Operation *stage = stages[i];
-    if (isa<AddOp, MulOp, SiluMulOp, SigmoidGateOp, ConvRingOp>(stage)) {
+    if (isPerRow(stage)) {
       SmallVector<size_t> touched;
       for (size_t m = 0; m < members.size(); ++m)
         if (llvm::any_of(members[m],
@@ -282,7 +287,7 @@ bool canFuse(FusionForm form, ArrayRef<Operation *> stages, std::string &whyNot)
   if (form == FusionForm::Pointwise) {
     std::optional<int64_t> length;
     for (auto [index, stage] : llvm::enumerate(stages)) {
-      if (!isa<AddOp, MulOp, SiluMulOp, SigmoidGateOp>(stage)) {
+      if (!isElementwise(stage)) {
         whyNot = describe(stage, index) + " is not elementwise";
         return false;
       }

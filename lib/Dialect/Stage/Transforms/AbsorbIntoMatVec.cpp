@@ -69,20 +69,30 @@ Operation *soleReader(FunctionOpInterface func, Operation *producer, Value v) {
   return many ? nullptr : reader;
 }
 
-/// Whether a dispatch strictly between `from` and `to` (same block) writes
-/// any of `values`; any other op in between counts as a writer.
-bool writtenBetween(DispatchOp from, DispatchOp to, ArrayRef<Value> values) {
+/// Whether a stage of a dispatch strictly between `from` and `to` (same
+/// block) satisfies `hit`; any op in between that is no dispatch counts too.
+bool anyStageBetween(DispatchOp from, DispatchOp to,
+                     llvm::function_ref<bool(Operation *)> hit) {
   for (Operation *op = from->getNextNode(); op && op != to; op = op->getNextNode()) {
     auto d = dyn_cast<DispatchOp>(op);
     if (!d)
       return true;
     for (Operation &stage : d.getBody().front())
-      for (Value written : writtenBuffers(&stage))
-        for (Value v : values)
-          if (v && buffersMayAlias(written, v))
-            return true;
+      if (hit(&stage))
+        return true;
   }
   return false;
+}
+
+bool writes(Operation *stage, Value v) {
+  return v && llvm::any_of(writtenBuffers(stage),
+                           [&](Value written) { return buffersMayAlias(written, v); });
+}
+
+/// The estimate of `stage` alone on its own grid.
+double aloneMicros(const cost::CostModel &model, Operation *stage) {
+  cost::StageCost c = stageCostOf(stage);
+  return model.stageMicros(c, c.workgroups);
 }
 
 /// Tries to fold the silu_mul of `act` into its reader; true on success.
@@ -107,7 +117,9 @@ bool absorb(DispatchOp act, const cost::CostModel &model) {
   // col_scale to carry it.
   if (field && matvec.getFormat() != MatrixFormat::q8_2f)
     return false;
-  if (writtenBetween(act, down, {g, u, field}))
+  if (anyStageBetween(act, down, [&](Operation *stage) {
+        return writes(stage, g) || writes(stage, u) || writes(stage, field);
+      }))
     return false;
 
   OpBuilder b(matvec);
@@ -118,13 +130,9 @@ bool absorb(DispatchOp act, const cost::CostModel &model) {
     activated.getColScaleMutable().assign(field);
   activated.setActivation(Activation::silu_mul);
 
-  auto micros = [&](Operation *op) {
-    cost::StageCost c = stageCostOf(op);
-    return model.stageMicros(c, c.workgroups);
-  };
-  double before = micros(silu) + model.target().boundaryMicros + micros(matvec);
-  double after = micros(activated);
-  if (after >= before) {
+  double before = aloneMicros(model, silu) + model.target().boundaryMicros +
+                  aloneMicros(model, matvec);
+  if (aloneMicros(model, activated) >= before) {
     activated->erase();
     return false;
   }
@@ -162,26 +170,20 @@ bool absorbScale(DispatchOp scale, const cost::CostModel &model) {
       continue;
     // The product is now written, and s read, where the mat-vec runs: nothing
     // in between may touch the output's memory or write s.
-    bool clash = false;
-    for (Operation *op = producer->getNextNode(); op != scale && !clash; op = op->getNextNode())
-      for (Operation &stage : cast<DispatchOp>(op).getBody().front()) {
-        for (Value v : stage.getOperands())
-          clash |= buffersMayAlias(v, out);
-        for (Value w : writtenBuffers(&stage))
-          clash |= buffersMayAlias(w, s);
-      }
+    bool clash = anyStageBetween(producer, scale, [&](Operation *stage) {
+      return writes(stage, s) || llvm::any_of(stage->getOperands(), [&](Value v) {
+               return buffersMayAlias(v, out);
+             });
+    });
     if (clash || buffersMayAlias(out, matvec.getInput()) || buffersMayAlias(out, matvec.getWeight()))
       continue;
-    auto micros = [&](Operation *op) {
-      cost::StageCost c = stageCostOf(op);
-      return model.stageMicros(c, c.workgroups);
-    };
-    double before = micros(matvec) + model.target().boundaryMicros + micros(mul);
+    double before = aloneMicros(model, matvec) + model.target().boundaryMicros +
+                    aloneMicros(model, mul);
     OpBuilder b(matvec);
     auto folded = cast<MatVecOp>(b.clone(*matvec.getOperation()));
     folded.getOutMutable().assign(out);
     folded.getFoldMutable().assign(s);
-    if (micros(folded) >= before) {
+    if (aloneMicros(model, folded) >= before) {
       folded->erase();
       continue;
     }
