@@ -50,7 +50,7 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
       "submit_us", "read_bandwidth_gbps", "single_workgroup_bandwidth_gbps",
       "matvec_efficiency", "compute_gflops", "subgroup_size",
       "max_workgroup_size", "max_shared_memory_bytes", "compute_units",
-      "workgroup_barrier_us", "cache_bandwidth_gbps"};
+      "workgroup_barrier_us", "cache_bandwidth_gbps", "subgroup_arithmetic"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!known.count(it.key()))
       return io::Error("target: unknown field '" + it.key() + "'");
@@ -79,6 +79,15 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
     s = readPositive(j, "workgroup_barrier_us", d.workgroupBarrierMicros, true);
   if (s && j.contains("cache_bandwidth_gbps"))
     s = readPositive(j, "cache_bandwidth_gbps", d.cacheBandwidthGBps);
+  if (s && j.contains("subgroup_arithmetic")) {
+    const json &v = j["subgroup_arithmetic"];
+    if (v.is_boolean())
+      d.subgroupArithmetic = v.get<bool>();
+    else if (v.is_number_integer() && (v.get<int64_t>() == 0 || v.get<int64_t>() == 1))
+      d.subgroupArithmetic = v.get<int64_t>() == 1;
+    else
+      return io::Error("target: field 'subgroup_arithmetic' must be true or false");
+  }
   if (!s)
     return s.error();
   if (d.matvecEfficiency > 1.0)
@@ -114,6 +123,8 @@ std::string targetDescToJson(const TargetDesc &d) {
   j["matvec_efficiency"] = d.matvecEfficiency;
   j["compute_gflops"] = d.computeGFlops;
   j["subgroup_size"] = d.subgroupSize;
+  if (d.subgroupArithmetic)
+    j["subgroup_arithmetic"] = true;
   j["max_workgroup_size"] = d.maxWorkgroupSize;
   j["max_shared_memory_bytes"] = d.maxSharedMemoryBytes;
   j["compute_units"] = d.computeUnits;

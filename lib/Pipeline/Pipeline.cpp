@@ -10,6 +10,8 @@
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Stage/Transforms/Passes.h"
 
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
 
@@ -100,9 +102,33 @@ LogicalResult buildKilnPipeline(OpPassManager &pm, const KilnPipelineOptions &op
     gpu.reduceWorkgroupSize = options.reduceWorkgroupSize;
     gpu.headWorkgroupSize = options.headWorkgroupSize;
     gpu.subgroupReduce = options.subgroupReduce;
+    gpu.matvecRowsPerItem = options.matvecRowsPerItem;
+    gpu.matvecGroupsPerThread = options.matvecGroupsPerThread;
     pm.addPass(createConvertStageToGPU(gpu));
   }
   return success();
+}
+
+void applyTarget(ModuleOp module, const cost::TargetDesc &desc,
+                 KilnPipelineOptions &options) {
+  // Reductions run in one workgroup: the largest power of two the target
+  // allows, at most 256.
+  int64_t size = 1;
+  while (size * 2 <= static_cast<int64_t>(desc.maxWorkgroupSize) && size * 2 <= 256)
+    size *= 2;
+  options.reduceWorkgroupSize = size;
+  options.rowWorkgroupSize = std::min<int64_t>(64, desc.maxWorkgroupSize);
+  options.headWorkgroupSize = std::min<int64_t>(64, size);
+  options.subgroupReduce = desc.subgroupArithmetic;
+  // SPIR-V 1.3 is Vulkan 1.1's, which has subgroup operations.
+  std::string caps = desc.subgroupArithmetic
+                         ? "Shader, GroupNonUniform, GroupNonUniformArithmetic"
+                         : "Shader";
+  std::string text = "#spirv.target_env<#spirv.vce<v1.3, [" + caps +
+                     "], [SPV_KHR_storage_buffer_storage_class]>, "
+                     "#spirv.resource_limits<>>";
+  module->setAttr(spirv::getTargetEnvAttrName(),
+                  parseAttribute(text, module.getContext()));
 }
 
 void registerKilnPipeline() {

@@ -19,6 +19,7 @@
 #include "kiln/Import/ConfigImporter.h"
 #endif
 #include "kiln/Pipeline/Pipeline.h"
+#include "kiln/Dialect/Stage/Transforms/TargetSelection.h"
 #include "kiln/Dialect/Stage/Transforms/FusionReport.h"
 #include "kiln/Target/MSL/MSLEmitter.h"
 #include "kiln/Target/Plan/AtomicFile.h"
@@ -88,6 +89,14 @@ static cl::opt<bool> fusionReport("fusion-report",
                                   cl::init(false), cl::cat(kilnCategory));
 static cl::opt<bool> quiet("quiet", cl::desc("no progress lines on stderr"), cl::init(false),
                            cl::cat(kilnCategory));
+static cl::opt<int64_t> matvecRowsPerItem(
+    "matvec-rows-per-item",
+    cl::desc("tuning: mat-vec rows a workgroup computes together (default 4)"), cl::init(4),
+    cl::cat(kilnCategory));
+static cl::opt<int64_t> matvecGroupsPerThread(
+    "matvec-groups-per-thread",
+    cl::desc("tuning: 16-byte weight groups a mat-vec thread reads per row (default 4)"),
+    cl::init(4), cl::cat(kilnCategory));
 
 namespace {
 
@@ -179,18 +188,12 @@ int main(int argc, char **argv) {
   pipeline.fusion = fusion == "cost" && !noFusion;
   pipeline.costTarget = costTarget;
   pipeline.costTargetFile = targetFile;
-  if (!targetFile.empty()) {
-    auto desc = ::kiln::cost::loadTargetDesc(targetFile);
-    if (!desc)
-      return fail(desc.error().message());
-    // Reductions run in one workgroup: the largest power of two the target allows.
-    int64_t size = 1;
-    while (size * 2 <= static_cast<int64_t>(desc->maxWorkgroupSize) && size * 2 <= 256)
-      size *= 2;
-    pipeline.reduceWorkgroupSize = size;
-    pipeline.rowWorkgroupSize = std::min<int64_t>(64, desc->maxWorkgroupSize);
-    pipeline.headWorkgroupSize = std::min<int64_t>(64, size);
-  }
+  if (matvecRowsPerItem < 1 || matvecRowsPerItem > 16)
+    return fail("--matvec-rows-per-item must be in [1, 16]");
+  if (matvecGroupsPerThread < 1 || matvecGroupsPerThread > 64)
+    return fail("--matvec-groups-per-thread must be in [1, 64]");
+  pipeline.matvecRowsPerItem = matvecRowsPerItem;
+  pipeline.matvecGroupsPerThread = matvecGroupsPerThread;
 
   DialectRegistry registry;
   registry.insert<mlir::kiln::KilnDialect, ::kiln::stage::StageDialect, func::FuncDialect,
@@ -265,6 +268,14 @@ int main(int argc, char **argv) {
     return ok;
   };
 
+  // The device the kernels are for: shapes and SPIR-V capabilities.
+  {
+    auto desc = ::kiln::stage::selectTarget(
+        *module, {targetFile, costTarget, ::kiln::stage::defaultTargetDirectory()});
+    if (!desc)
+      return fail(desc.error().message());
+    ::kiln::applyTarget(*module, *desc, pipeline);
+  }
   if (fromConfig &&
       !runTo(::kiln::PipelineLevel::Graph, ::kiln::PipelineLevel::Stages, "lowering to stages"))
     return 1;

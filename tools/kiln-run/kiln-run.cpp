@@ -364,6 +364,12 @@ int run(const Arguments &args) {
         std::fprintf(stderr, "  %-40s %12.3f %12s\n", entry.label, us, "-");
     }
     std::fprintf(stderr, "  %-40s %12.3f %12.3f\n", "total", measured, estimated);
+    kiln_session_stats_t stats;
+    if (kiln_status_t status = kiln_session_stats(handles.session, &stats))
+      return report(status);
+    // The span counts barriers and idle gaps between dispatches; the sum does not.
+    std::fprintf(stderr, "  %-40s %12.3f\n", "GPU span (first start to last end)",
+                 1e3 * stats.gpu_span_ms_per_call);
   }
   return 0;
 }

@@ -37,6 +37,10 @@ struct TargetDesc {
   /// f32 arithmetic throughput, GFLOP/s.
   double computeGFlops = 1000.0;
   uint32_t subgroupSize = 32;
+  /// Whether kernels may reduce across a subgroup (SPIR-V
+  /// GroupNonUniformArithmetic; Vulkan's subgroup arithmetic feature).
+  /// Optional, default false: reductions then go through workgroup memory.
+  bool subgroupArithmetic = false;
   uint32_t maxWorkgroupSize = 256;
   uint32_t maxSharedMemoryBytes = 16384;
   /// Workgroups that run at once at full speed (SMs, CUs, cores).

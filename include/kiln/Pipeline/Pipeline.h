@@ -13,6 +13,10 @@
 
 #include "mlir/Pass/PassManager.h"
 
+#include "kiln/Cost/TargetDesc.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
 #include <string>
 
 namespace kiln {
@@ -29,6 +33,8 @@ struct KilnPipelineOptions {
   int64_t reduceWorkgroupSize = 256;
   int64_t headWorkgroupSize = 64;
   bool subgroupReduce = true;
+  int64_t matvecRowsPerItem = 4;
+  int64_t matvecGroupsPerThread = 4;
   /// --kiln-fuse-dispatches before convert-stage-to-gpu (docs/fusion.md);
   /// false keeps one stage per dispatch (estimates are still annotated).
   bool fusion = true;
@@ -49,6 +55,13 @@ mlir::LogicalResult buildKilnPipeline(mlir::OpPassManager &pm,
 /// kiln-fuse-dispatches only annotating estimates. Part of buildKilnPipeline;
 /// kiln-compile also runs it alone so that --emit=stages shows the regions.
 void addFusionPasses(mlir::OpPassManager &pm, const KilnPipelineOptions &options);
+
+/// Shapes kernels for the device `desc` describes: workgroup sizes within
+/// its limits, subgroup reductions where it has them (options), and the
+/// SPIR-V target environment the kernels are generated and serialized for
+/// (set on `module` as `spirv.target_env`).
+void applyTarget(mlir::ModuleOp module, const cost::TargetDesc &desc,
+                 KilnPipelineOptions &options);
 
 /// Registers Kiln's conversion passes and the `kiln-pipeline` pass pipeline
 /// (options `from=graph|stages`, `to=stages|gpu`).

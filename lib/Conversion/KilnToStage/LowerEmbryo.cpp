@@ -155,6 +155,14 @@ LogicalResult Lowering::lowerLogSoftmax(kg::LogSoftmaxOp op) {
       return refuse(op, "the cluster matrix must be a declared weight");
     Value c = tensorWeight(clusters.getName(),
                            cast<RankedTensorType>(clusters.getType()));
+    // stage.cluster_logits leaves raw logits; stage.head_rows normalises
+    // them, so the log-probabilities may feed only the head (and its gate,
+    // which the session supplies).
+    for (Operation *user : op.getResult().getUsers())
+      if (!isa<kg::ClusteredHeadOp, kg::TopPGateOp>(user))
+        return refuse(op, "the cluster log-probabilities are formed inside "
+                          "stage.head_rows: they may feed only "
+                          "kiln.clustered_head and kiln.top_p_gate");
     Value input = bufferOf(matvec.getInput());
     Value out = bufferOf(op.getResult());
     OpBuilder b = dispatch("cluster_logits");

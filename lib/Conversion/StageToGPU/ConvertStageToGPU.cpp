@@ -306,8 +306,7 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
   for (auto [index, v] : llvm::enumerate(bindings))
     mapping.map(v, func.getArgument(index));
   builder.setInsertionPointToStart(&func.getBody().front());
-  KernelBuilder kb(builder, loc, func, mapping, shape.workgroupSize,
-                   options.subgroupReduce);
+  KernelBuilder kb(builder, loc, func, mapping, shape.workgroupSize, options);
   Operation *skipGuard = openSkipGuard(dispatch, kb);
   if (form) {
     buildFused(body, *form, shapes, layout, kb);
@@ -393,6 +392,8 @@ struct ConvertStageToGPUPass
     options.headWorkgroupSize = headWorkgroupSize;
     options.subgroupReduce =
         subgroupReduce && targetHasSubgroupArithmetic(getOperation());
+    options.matvecRowsPerItem = matvecRowsPerItem;
+    options.matvecGroupsPerThread = matvecGroupsPerThread;
     if (failed(convertStagesToGPU(getOperation(), options)))
       signalPassFailure();
   }

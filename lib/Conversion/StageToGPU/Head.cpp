@@ -1,7 +1,10 @@
 //===- Head.cpp - The hierarchical head: cluster log-probs, then rows -----===//
 //
-// cluster_logits: one workgroup, a team of lanes per cluster row (coalesced),
-// max and sum reductions for the log-softmax. head_rows: a workgroup per cluster; a
+// cluster_logits: the raw cluster logits, a workgroup per few clusters, its
+// threads side by side along the rows (coalesced). head_rows: a workgroup per
+// cluster, which first turns the cluster logits into its cluster's
+// log-probability, then computes its rows a few at a time, the threads side
+// by side (coalesced); a
 // cluster whose log-probability is below the gate (params word 2) writes
 // −1e30 for its tokens and reads no row. The gate is uniform per workgroup,
 // so the reductions inside the open branch are reached by every lane.
@@ -9,12 +12,66 @@
 //===----------------------------------------------------------------------===//
 #include "KernelBuilder.h"
 
+#include "llvm/Support/MathExtras.h"
+
 using namespace mlir;
 
 namespace kiln {
 
-KernelShape shapeOf(stage::ClusterLogitsOp, const StageToGPUOptions &o) {
-  return {o.reduceWorkgroupSize, 1};
+/// Vulkan's guaranteed minimum of maxComputeWorkGroupCount[0].
+static constexpr int64_t kMaxWorkgroups = 65535;
+
+static int64_t clustersPerItem(int64_t clusters, const StageToGPUOptions &o) {
+  return std::max<int64_t>(1, std::min<int64_t>(o.matvecRowsPerItem, clusters));
+}
+
+KernelShape shapeOf(stage::ClusterLogitsOp op, const StageToGPUOptions &o) {
+  int64_t clusters = memrefSize(op.getClusters(), 0);
+  int64_t hidden = memrefSize(op.getInput(), 0);
+  // About 8 columns a thread and row, as a mat-vec's 16-byte groups.
+  int64_t size = std::max<int64_t>(32, llvm::PowerOf2Ceil(ceilDiv(hidden, 8)));
+  size = std::min<int64_t>(size, o.reduceWorkgroupSize);
+  return {size, std::min(ceilDiv(clusters, clustersPerItem(clusters, o)), kMaxWorkgroups)};
+}
+
+void buildKernel(stage::ClusterLogitsOp op, KernelBuilder &kb) {
+  int64_t clusters = memrefSize(op.getClusters(), 0);
+  int64_t hidden = memrefSize(op.getInput(), 0);
+  Value x = kb.buffer(op.getInput()), weights = kb.buffer(op.getClusters());
+  Value out = kb.buffer(op.getOut());
+  int64_t perItem = clustersPerItem(clusters, kb.options());
+  int64_t items = ceilDiv(clusters, perItem);
+  int64_t workgroups = kb.gridWorkgroups(std::min(items, kMaxWorkgroups));
+  Value tid = kb.threadId();
+  // A workgroup per item of `perItem` clusters, its threads side by side
+  // along the rows (coalesced); the item loop is uniform, as reduceMany's
+  // barriers require.
+  kb.forLoop(kb.workgroupId(), kb.index(items), kb.index(workgroups), [&](Value item) {
+    Value first = kb.mul(item, kb.index(perItem));
+    SmallVector<Value> rows;
+    for (int64_t r = 0; r < perItem; ++r)
+      rows.push_back(kb.min(kb.add(first, kb.index(r)), kb.index(clusters - 1)));
+    SmallVector<Value> init(perItem, kb.f32(0.0f));
+    SmallVector<Value> partials = kb.forLoop(
+        tid, kb.index(hidden), kb.index(kb.getWorkgroupSize()), init,
+        [&](Value i, ValueRange sums) -> SmallVector<Value> {
+          Value xi = kb.load(x, {i});
+          SmallVector<Value> next;
+          for (int64_t r = 0; r < perItem; ++r)
+            next.push_back(kb.fadd(sums[r], kb.fmul(kb.load(weights, {rows[r], i}), xi)));
+          return next;
+        });
+    SmallVector<Value> totals = kb.reduceMany(partials);
+    Value y = totals.front();
+    for (int64_t r = 1; r < perItem; ++r)
+      y = kb.select(kb.b.create<arith::CmpIOp>(kb.loc, arith::CmpIPredicate::eq, tid,
+                                               kb.index(r)),
+                    totals[r], y);
+    Value row = kb.add(first, tid);
+    kb.ifThen(kb.b.create<arith::AndIOp>(kb.loc, kb.ult(tid, kb.index(perItem)),
+                                         kb.ult(row, kb.index(clusters))),
+              [&] { kb.store(y, out, {row}); });
+  });
 }
 
 /// out = v - logsumexp(v) over `count` values already stored in `out[base..]`,
@@ -33,72 +90,35 @@ static void logSoftmaxInPlace(KernelBuilder &kb, Value out, Value base,
   });
 }
 
-void buildKernel(stage::ClusterLogitsOp op, KernelBuilder &kb) {
-  int64_t clusters = memrefSize(op.getClusters(), 0);
-  int64_t hidden = memrefSize(op.getInput(), 0);
-  Value x = kb.buffer(op.getInput()), weights = kb.buffer(op.getClusters());
-  Value out = kb.buffer(op.getOut());
-  // Teams of `lanes` threads share a cluster's row so that neighbouring lanes
-  // read neighbouring words (a lane per row would read `lanes` rows apart).
-  // Each pass covers `teams` clusters; a team's partials meet in workgroup
-  // memory, and the thread that owns cluster c in strided() order sums them,
-  // so the log-softmax below reads only what its own thread wrote.
-  int64_t size = kb.getWorkgroupSize();
-  int64_t lanes = std::min<int64_t>(32, size);
-  int64_t teams = size / lanes;
-  int64_t passes = ceilDiv(clusters, teams);
-  Value tid = kb.threadId();
-  Value team = kb.div(tid, kb.index(lanes)), lane = kb.rem(tid, kb.index(lanes));
-  Value partials = kb.workgroupBuffer(size);
-  Value localMax = kb.forLoop(
-      kb.index(0), kb.index(passes), kb.index(1), {kb.f32(-3.4e38f)},
-      [&](Value pass, ValueRange carried) -> SmallVector<Value> {
-        Value first = kb.mul(pass, kb.index(teams));
-        Value c = kb.add(first, team);
-        Value valid = kb.ult(c, kb.index(clusters));
-        Value row = kb.select(valid, c, kb.index(0));
-        Value partial = kb.forLoop(lane, kb.index(hidden), kb.index(lanes), {kb.f32(0.0f)},
-                                   [&](Value i, ValueRange s) -> SmallVector<Value> {
-          return {kb.fadd(s[0], kb.fmul(kb.load(weights, {row, i}), kb.load(x, {i})))};
-        })[0];
-        kb.store(kb.select(valid, partial, kb.f32(0.0f)), partials, {tid});
-        kb.barrier();
-        // This thread owns cluster first + offset when offset < teams.
-        Value offset = kb.rem(kb.sub(kb.add(tid, kb.index(size)),
-                                     kb.rem(first, kb.index(size))),
-                              kb.index(size));
-        Value mine = kb.b.create<arith::AndIOp>(
-            kb.loc, kb.ult(offset, kb.index(teams)),
-            kb.ult(kb.add(first, offset), kb.index(clusters)));
-        Value owned = kb.select(mine, offset, kb.index(0));
-        Value z = kb.forLoop(kb.index(0), kb.index(lanes), kb.index(1), {kb.f32(0.0f)},
-                             [&](Value j, ValueRange s) -> SmallVector<Value> {
-          Value at = kb.add(kb.mul(owned, kb.index(lanes)), j);
-          return {kb.fadd(s[0], kb.load(partials, {at}))};
-        })[0];
-        kb.ifThen(mine, [&] { kb.store(z, out, {kb.add(first, owned)}); });
-        Value m = kb.select(mine, kb.fmax(carried[0], z), carried[0]);
-        // The next pass overwrites the partials.
-        kb.barrier();
-        return {m};
-      })[0];
-  logSoftmaxInPlace(kb, out, kb.index(0), clusters, localMax, kb.f32(0.0f));
-}
-
 KernelShape shapeOf(stage::HeadRowsOp op, const StageToGPUOptions &o) {
-  return {o.headWorkgroupSize, memrefSize(op.getClusterLogp(), 0)};
+  return {o.headWorkgroupSize, memrefSize(op.getClusterLogits(), 0)};
 }
 
 void buildKernel(stage::HeadRowsOp op, KernelBuilder &kb) {
   int64_t vocab = memrefSize(op.getRows(), 0);
-  int64_t clusterSize = vocab / memrefSize(op.getClusterLogp(), 0);
+  int64_t clusterSize = vocab / memrefSize(op.getClusterLogits(), 0);
   int64_t groups = memrefSize(op.getRows(), 1);
   int64_t hidden = memrefSize(op.getInput(), 0);
   Value x = kb.buffer(op.getInput()), rows = kb.buffer(op.getRows());
   Value out = kb.buffer(op.getOut());
   Value cluster = kb.workgroupId();
   Value base = kb.mul(cluster, kb.index(clusterSize));
-  Value clusterLogp = kb.load(kb.buffer(op.getClusterLogp()), {cluster});
+  // Every workgroup normalises the cluster logits itself (a few hundred
+  // values) rather than waiting on a one-workgroup log-softmax kernel.
+  Value logits = kb.buffer(op.getClusterLogits());
+  int64_t clusters = memrefSize(op.getClusterLogits(), 0);
+  Value zMax = kb.reduce(kb.strided(kb.index(clusters), kb.f32(-3.4e38f),
+                                    [&](Value i, Value m) {
+                                      return kb.fmax(m, kb.load(logits, {i}));
+                                    }),
+                         ReduceKind::Max);
+  Value zSum = kb.reduce(kb.strided(kb.index(clusters), kb.f32(0.0f),
+                                    [&](Value i, Value s) {
+                                      return kb.fadd(s, kb.exp(kb.fsub(kb.load(logits, {i}),
+                                                                       zMax)));
+                                    }),
+                         ReduceKind::Add);
+  Value clusterLogp = kb.fsub(kb.load(logits, {cluster}), kb.fadd(zMax, kb.log(zSum)));
   Value gate = kb.paramF32(kb.buffer(op.getParams()), 2);
   Value closed = kb.b.create<arith::CmpFOp>(kb.loc, arith::CmpFPredicate::OLT,
                                             clusterLogp, gate);
@@ -110,17 +130,40 @@ void buildKernel(stage::HeadRowsOp op, KernelBuilder &kb) {
         });
       },
       [&] {
-        Value localMax = kb.strided(kb.index(clusterSize), kb.f32(-3.4e38f),
-                                    [&](Value t, Value m) {
-          Value row = kb.add(base, t);
-          Value r = kb.packedRowDot(rows, row, kb.index(0), kb.index(groups),
-                                    op.getFormat(), hidden,
-                                    [&](Value c) { return kb.load(x, {c}); });
-          if (op.getRowScale())
-            r = kb.fmul(r, kb.load(kb.buffer(op.getRowScale()), {row}));
-          kb.store(r, out, {row});
-          return kb.fmax(m, r);
-        });
+        // The workgroup computes R rows at a time, every row read by all its
+        // threads side by side (coalesced); row i is stored by thread
+        // i mod W, the thread that owns it in strided() order, so the
+        // log-softmax below reads only what its own thread wrote.
+        int64_t perItem = std::max<int64_t>(
+            1, std::min<int64_t>(kb.options().matvecRowsPerItem, clusterSize));
+        int64_t items = ceilDiv(clusterSize, perItem);
+        Value tid = kb.threadId();
+        Value localMax = kb.forLoop(
+            kb.index(0), kb.index(items), kb.index(1), {kb.f32(-3.4e38f)},
+            [&](Value item, ValueRange carried) -> SmallVector<Value> {
+              Value first = kb.mul(item, kb.index(perItem));
+              SmallVector<Value> rowIds;
+              for (int64_t r = 0; r < perItem; ++r)
+                rowIds.push_back(kb.add(
+                    base, kb.min(kb.add(first, kb.index(r)), kb.index(clusterSize - 1))));
+              SmallVector<Value> totals = kb.reduceMany(stridedRowDots(
+                  kb, op.getFormat(), hidden, rows, rowIds, tid, kb.index(groups),
+                  kb.getWorkgroupSize(), [&](Value c) { return kb.load(x, {c}); }));
+              Value m = carried[0];
+              for (int64_t r = 0; r < perItem; ++r) {
+                Value i = kb.add(first, kb.index(r));
+                Value mine = kb.b.create<arith::AndIOp>(
+                    kb.loc, kb.ult(i, kb.index(clusterSize)),
+                    kb.b.create<arith::CmpIOp>(kb.loc, arith::CmpIPredicate::eq,
+                                               kb.rem(i, kb.index(kb.getWorkgroupSize())), tid));
+                Value v = totals[r];
+                if (op.getRowScale())
+                  v = kb.fmul(v, kb.load(kb.buffer(op.getRowScale()), {rowIds[r]}));
+                kb.ifThen(mine, [&] { kb.store(v, out, {rowIds[r]}); });
+                m = kb.select(mine, kb.fmax(m, v), m);
+              }
+              return {m};
+            })[0];
         logSoftmaxInPlace(kb, out, base, clusterSize, localMax, clusterLogp);
       });
 }

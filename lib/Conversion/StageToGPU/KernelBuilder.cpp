@@ -255,6 +255,70 @@ Value KernelBuilder::reduce(Value partial, ReduceKind kind) {
   return total;
 }
 
+Value KernelBuilder::manyScratch(int64_t count) {
+  // Shared by the kernel's reduceMany calls; a wider one adds a buffer.
+  if (count > wideScratchCount) {
+    wideScratch = workgroupBuffer(count * workgroupSize);
+    wideScratchCount = count;
+  }
+  return wideScratch;
+}
+
+SmallVector<Value> KernelBuilder::reduceMany(ValueRange partials) {
+  int64_t count = partials.size();
+  Value buf = manyScratch(count);
+  Value tid = threadId();
+  SmallVector<Value> totals;
+  if (subgroupReduce) {
+    // Value i's subgroup sums land in slots [i * W, i * W + subgroups); the
+    // subgroup count is read at run time, never assumed.
+    Value lane = b.create<gpu::LaneIdOp>(loc, /*upper_bound=*/nullptr);
+    Value subgroup = b.create<gpu::SubgroupIdOp>(loc, /*upper_bound=*/nullptr);
+    Value subgroups = b.create<gpu::NumSubgroupsOp>(loc, /*upper_bound=*/nullptr);
+    SmallVector<Value> parts;
+    for (Value partial : partials)
+      parts.push_back(b.create<gpu::SubgroupReduceOp>(
+          loc, partial, gpu::AllReduceOperation::ADD, /*uniform=*/false));
+    Value isFirst = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, lane,
+                                            index(0));
+    ifThen(isFirst, [&] {
+      for (int64_t i = 0; i < count; ++i)
+        store(parts[i], buf, {add(index(i * workgroupSize), subgroup)});
+    });
+    barrier();
+    SmallVector<Value> inits;
+    for (int64_t i = 0; i < count; ++i)
+      inits.push_back(load(buf, {index(i * workgroupSize)}));
+    totals = forLoop(index(1), subgroups, index(1), inits,
+                     [&](Value s, ValueRange acc) -> SmallVector<Value> {
+                       SmallVector<Value> next;
+                       for (int64_t i = 0; i < count; ++i)
+                         next.push_back(fadd(acc[i], load(buf, {add(index(i * workgroupSize), s)})));
+                       return next;
+                     });
+  } else {
+    // A tree over workgroup memory, every value at each of log2(W) steps.
+    for (int64_t i = 0; i < count; ++i)
+      store(partials[i], buf, {add(index(i * workgroupSize), tid)});
+    barrier();
+    for (int64_t half = workgroupSize / 2; half > 0; half /= 2) {
+      ifThen(ult(tid, index(half)), [&] {
+        for (int64_t i = 0; i < count; ++i) {
+          Value at = add(index(i * workgroupSize), tid);
+          Value other = load(buf, {add(at, index(half))});
+          store(fadd(load(buf, {at}), other), buf, {at});
+        }
+      });
+      barrier();
+    }
+    for (int64_t i = 0; i < count; ++i)
+      totals.push_back(load(buf, {index(i * workgroupSize)}));
+  }
+  // The next reduction reuses the buffer: everyone must have read it.
+  barrier();
+  return totals;
+}
+
 Value KernelBuilder::halfBitsToF32(Value bits) {
   // Exact for every finite half without Float16 support: normals rebias the
   // exponent (127 - 15 = 112), subnormals are integer · 2^-24.
@@ -313,10 +377,9 @@ Value KernelBuilder::decodeCodes(Value word) {
   return b.create<arith::SIToFPOp>(loc, vecF32, codes);
 }
 
-Value KernelBuilder::packedGroupDot(Value words, Value group, Value sum,
-                                    stage::MatrixFormat format,
-                                    int64_t columns,
-                                    const std::function<Value(Value)> &input) {
+SmallVector<Value>
+KernelBuilder::packedGroupInputs(Value group, stage::MatrixFormat format, int64_t columns,
+                                 const std::function<Value(Value)> &input) {
   auto vecF32 = VectorType::get({4}, b.getF32Type());
   int64_t width = format == stage::MatrixFormat::f16 ? 8 : 16;
   // Padding columns of the last group hold zero weights; the input index is
@@ -329,24 +392,36 @@ Value KernelBuilder::packedGroupDot(Value words, Value group, Value sum,
       column = min(column, index(columns - 1));
     return input(column);
   };
+  if (format == stage::MatrixFormat::f16)
+    return {b.create<vector::FromElementsOp>(loc, vecF32, ValueRange{x(0), x(2), x(4), x(6)}),
+            b.create<vector::FromElementsOp>(loc, vecF32, ValueRange{x(1), x(3), x(5), x(7)})};
+  SmallVector<Value> xs;
+  for (int64_t w = 0; w < 4; ++w)
+    xs.push_back(b.create<vector::FromElementsOp>(
+        loc, vecF32, ValueRange{x(4 * w), x(4 * w + 1), x(4 * w + 2), x(4 * w + 3)}));
+  return xs;
+}
+
+Value KernelBuilder::packedGroupDotInputs(Value words, ValueRange inputs, Value sum,
+                                          stage::MatrixFormat format) {
   if (format == stage::MatrixFormat::f16) {
     auto [even, odd] = decodeHalves(words);
-    Value xEven = b.create<vector::FromElementsOp>(
-        loc, vecF32, ValueRange{x(0), x(2), x(4), x(6)});
-    Value xOdd = b.create<vector::FromElementsOp>(
-        loc, vecF32, ValueRange{x(1), x(3), x(5), x(7)});
-    sum = fadd(sum, fmul(even, xEven));
-    return fadd(sum, fmul(odd, xOdd));
+    sum = fadd(sum, fmul(even, inputs[0]));
+    return fadd(sum, fmul(odd, inputs[1]));
   }
   for (int64_t w = 0; w < 4; ++w) {
     Value word = b.create<vector::ExtractOp>(loc, words, w);
-    Value codes = decodeCodes(word);
-    Value xs = b.create<vector::FromElementsOp>(
-        loc, vecF32,
-        ValueRange{x(4 * w), x(4 * w + 1), x(4 * w + 2), x(4 * w + 3)});
-    sum = fadd(sum, fmul(codes, xs));
+    sum = fadd(sum, fmul(decodeCodes(word), inputs[w]));
   }
   return sum;
+}
+
+Value KernelBuilder::packedGroupDot(Value words, Value group, Value sum,
+                                    stage::MatrixFormat format,
+                                    int64_t columns,
+                                    const std::function<Value(Value)> &input) {
+  return packedGroupDotInputs(words, packedGroupInputs(group, format, columns, input), sum,
+                              format);
 }
 
 Value KernelBuilder::packedRowDot(Value weight, Value row, Value firstGroup,

@@ -31,9 +31,10 @@ class KernelBuilder {
 public:
   KernelBuilder(mlir::OpBuilder &builder, mlir::Location loc,
                 mlir::gpu::GPUFuncOp func, const mlir::IRMapping &buffers,
-                int64_t workgroupSize, bool subgroupReduce)
+                int64_t workgroupSize, const StageToGPUOptions &options)
       : b(builder), loc(loc), func(func), buffers(buffers),
-        workgroupSize(workgroupSize), subgroupReduce(subgroupReduce) {}
+        workgroupSize(workgroupSize), subgroupReduce(options.subgroupReduce),
+        kernelOptions(options) {}
 
   mlir::OpBuilder &b;
   mlir::Location loc;
@@ -43,6 +44,8 @@ public:
     return buffers.lookup(stageOperand);
   }
   int64_t getWorkgroupSize() const { return workgroupSize; }
+  /// How kernels are shaped (the pass's options).
+  const StageToGPUOptions &options() const { return kernelOptions; }
 
   // Constants.
   mlir::Value index(int64_t value);
@@ -126,6 +129,10 @@ public:
   /// Workgroup-wide reduction of one f32 per thread; every thread gets the
   /// result. Must be reached by all threads of the workgroup.
   mlir::Value reduce(mlir::Value partial, ReduceKind kind);
+  /// Workgroup-wide sums of several f32 per thread at once (one barrier
+  /// round for all of them); every thread gets every total. Must be reached
+  /// by all threads of the workgroup.
+  llvm::SmallVector<mlir::Value> reduceMany(mlir::ValueRange partials);
   void barrier();
   /// A workgroup memory buffer of `size` f32 (a workgroup attribution).
   mlir::Value workgroupBuffer(int64_t size);
@@ -146,6 +153,15 @@ public:
                              mlir::Value sum, stage::MatrixFormat format,
                              int64_t columns,
                              const std::function<mlir::Value(mlir::Value)> &input);
+  /// The activations one 16-byte group of a packed row multiplies (group
+  /// index `group`): f16, (even, odd) columns as two vector<4xf32>; q8_2f,
+  /// four vector<4xf32> of 4 columns each. Computed once, dotted with the
+  /// same group of several rows by packedGroupDotInputs.
+  llvm::SmallVector<mlir::Value>
+  packedGroupInputs(mlir::Value group, stage::MatrixFormat format, int64_t columns,
+                    const std::function<mlir::Value(mlir::Value)> &input);
+  mlir::Value packedGroupDotInputs(mlir::Value words, mlir::ValueRange inputs,
+                                   mlir::Value sum, stage::MatrixFormat format);
   /// Decodes the 8 halves of a vector<4xi32> into (even, odd) vector<4xf32>:
   /// even = halves 0,2,4,6 (low 16 bits of each word), odd = 1,3,5,7.
   std::pair<mlir::Value, mlir::Value> decodeHalves(mlir::Value words);
@@ -155,12 +171,16 @@ public:
 private:
   mlir::Value halfBitsToF32(mlir::Value bits);
   mlir::Value reduceScratch();
+  mlir::Value manyScratch(int64_t count);
 
   mlir::gpu::GPUFuncOp func;
   const mlir::IRMapping &buffers;
   int64_t workgroupSize;
   bool subgroupReduce;
+  const StageToGPUOptions &kernelOptions;
   mlir::Value scratch;
+  mlir::Value wideScratch;
+  int64_t wideScratchCount = 0;
   mlir::Value virtualWorkgroupId;
   int64_t virtualWorkgroups = 0;
   mlir::Value virtualGlobalId;
@@ -179,6 +199,14 @@ void buildKernel(stage::MatVecOp op, KernelBuilder &kb);
 /// that stored the row's values (the `row_epilogue` fused form).
 void buildRowEpilogueKernel(llvm::ArrayRef<stage::MatVecOp> ops, KernelBuilder &kb,
                             const std::function<void(mlir::Value row)> &epilogue);
+/// This thread's partial Σ_c W[row][c] · x(c) of each of `rows` (packed
+/// rows of `weight`) over groups start, start + step, ... below `end`; add
+/// them across the workgroup with reduceMany.
+llvm::SmallVector<mlir::Value>
+stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format, int64_t columns,
+               mlir::Value weight, llvm::ArrayRef<mlir::Value> rows, mlir::Value start,
+               mlir::Value end, int64_t step,
+               const std::function<mlir::Value(mlir::Value)> &input);
 KernelShape shapeOfElementwise(mlir::Operation *op, const StageToGPUOptions &o);
 void buildElementwiseKernel(mlir::Operation *op, KernelBuilder &kb);
 KernelShape shapeOf(stage::ConvRingOp op, const StageToGPUOptions &o);

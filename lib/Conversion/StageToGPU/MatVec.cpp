@@ -1,12 +1,15 @@
 //===- MatVec.cpp - The packed mat-vec kernel -----------------------------===//
 //
-// One workgroup per (row, chunk) item: its threads walk the chunk's 16-byte
-// groups side by side (thread t reads groups t, t + W, ...), so a subgroup's
-// loads are contiguous and every load is 16 bytes wide; a workgroup
-// reduction sums the partials and thread 0 writes the value (K = split_k
-// planes, the next norm adds them). Items past the grid are walked by the
-// same workgroups in turn: the grid never exceeds 65535 workgroups, the
-// smallest maxComputeWorkGroupCount Vulkan allows, whatever the vocabulary.
+// One workgroup per item, an item being a block of R rows (x one split-K
+// chunk): its threads walk the chunk's 16-byte groups side by side (thread t
+// reads groups t, t + W, ...), so a subgroup's loads are contiguous and every
+// load is 16 bytes wide; each group's activations are read once and dotted
+// with the same group of all R rows, whose loads are all in flight together.
+// One workgroup reduction (reduceMany) sums the R partials and thread r
+// writes row r (K = split_k planes, the next norm adds them). Items past the
+// grid are walked by the same workgroups in turn: the grid never exceeds
+// 65535 workgroups, the smallest maxComputeWorkGroupCount Vulkan allows,
+// whatever the vocabulary.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelBuilder.h"
@@ -22,59 +25,73 @@ namespace kiln {
 
 /// Vulkan's guaranteed minimum of maxComputeWorkGroupCount[0].
 static constexpr int64_t kMaxWorkgroups = 65535;
-/// Groups a thread aims to read, and how many it loads before using them.
-static constexpr int64_t kGroupsPerThread = 8;
-static constexpr int64_t kUnroll = 4;
+/// 16-byte loads a thread keeps in flight (rows x unrolled groups).
+static constexpr int64_t kLoadsInFlight = 8;
 
-/// Σ over groups start, start + step, ... below `end` of a packed row: the
-/// loads of kUnroll groups are issued before their arithmetic, then the
-/// remainder one by one.
-static Value stridedRowDot(KernelBuilder &kb, stage::MatVecOp op, Value weight,
-                           Value row, Value start, Value end, int64_t step,
-                           const std::function<Value(Value)> &input) {
+/// Rows an item holds: the option, at most the mat-vec's rows.
+static int64_t rowsPerItem(int64_t rows, const StageToGPUOptions &o) {
+  return std::max<int64_t>(1, std::min<int64_t>(o.matvecRowsPerItem, rows));
+}
+
+// The loads of every row and `unroll` groups are issued before their
+// arithmetic; the activations of a group are formed once for all rows.
+SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
+                                  int64_t columns, Value weight, ArrayRef<Value> rows,
+                                  Value start, Value end, int64_t step,
+                                  const std::function<Value(Value)> &input) {
   OpBuilder &b = kb.b;
+  int64_t count = rows.size();
+  int64_t unroll = std::max<int64_t>(1, kLoadsInFlight / count);
   auto vecF32 = VectorType::get({4}, b.getF32Type());
   Value zero = b.create<arith::ConstantOp>(
       kb.loc, DenseElementsAttr::get(vecF32, b.getF32FloatAttr(0.0f)));
   Value span = kb.select(kb.ult(start, end), kb.sub(end, start), kb.index(0));
-  Value count = kb.div(kb.add(span, kb.index(step - 1)), kb.index(step));
-  Value blocks = kb.div(count, kb.index(kUnroll));
-  Value acc = kb.forLoop(
-      kb.index(0), blocks, kb.index(1), {zero},
+  Value groupCount = kb.div(kb.add(span, kb.index(step - 1)), kb.index(step));
+  auto body = [&](Value base, int64_t groups, ValueRange carried) {
+    SmallVector<Value> groupIds;
+    SmallVector<SmallVector<Value>> words(groups);
+    for (int64_t u = 0; u < groups; ++u) {
+      groupIds.push_back(kb.add(base, kb.index(u * step)));
+      for (Value row : rows)
+        words[u].push_back(kb.load(weight, {row, groupIds.back()}));
+    }
+    SmallVector<Value> sums(carried.begin(), carried.end());
+    for (int64_t u = 0; u < groups; ++u) {
+      SmallVector<Value> xs =
+          kb.packedGroupInputs(groupIds[u], format, columns, input);
+      for (int64_t r = 0; r < count; ++r)
+        sums[r] = kb.packedGroupDotInputs(words[u][r], xs, sums[r], format);
+    }
+    return sums;
+  };
+  SmallVector<Value> init(count, zero);
+  Value blocks = kb.div(groupCount, kb.index(unroll));
+  SmallVector<Value> acc = kb.forLoop(
+      kb.index(0), blocks, kb.index(1), init,
       [&](Value k, ValueRange carried) -> SmallVector<Value> {
-        Value base = kb.add(start, kb.mul(k, kb.index(kUnroll * step)));
-        SmallVector<Value> groups, words;
-        for (int64_t u = 0; u < kUnroll; ++u) {
-          groups.push_back(kb.add(base, kb.index(u * step)));
-          words.push_back(kb.load(weight, {row, groups.back()}));
-        }
-        Value sum = carried[0];
-        for (int64_t u = 0; u < kUnroll; ++u)
-          sum = kb.packedGroupDot(words[u], groups[u], sum, op.getFormat(),
-                                  op.getColumns(), input);
-        return {sum};
-      })[0];
-  acc = kb.forLoop(
-      kb.mul(blocks, kb.index(kUnroll)), count, kb.index(1), {acc},
-      [&](Value r, ValueRange carried) -> SmallVector<Value> {
-        Value group = kb.add(start, kb.mul(r, kb.index(step)));
-        Value words = kb.load(weight, {row, group});
-        return {kb.packedGroupDot(words, group, carried[0], op.getFormat(),
-                                  op.getColumns(), input)};
-      })[0];
-  return b.create<vector::ReductionOp>(kb.loc, vector::CombiningKind::ADD, acc);
+        return body(kb.add(start, kb.mul(k, kb.index(unroll * step))), unroll, carried);
+      });
+  if (unroll > 1)
+    acc = kb.forLoop(kb.mul(blocks, kb.index(unroll)), groupCount, kb.index(1), acc,
+                     [&](Value r, ValueRange carried) -> SmallVector<Value> {
+                       return body(kb.add(start, kb.mul(r, kb.index(step))), 1, carried);
+                     });
+  SmallVector<Value> dots;
+  for (Value v : acc)
+    dots.push_back(b.create<vector::ReductionOp>(kb.loc, vector::CombiningKind::ADD, v));
+  return dots;
 }
 
 KernelShape shapeOf(stage::MatVecOp op, const StageToGPUOptions &o) {
   int64_t groups = memrefSize(op.getWeight(), 1);
   int64_t perChunk = ceilDiv(groups, op.getSplitK());
-  // About kGroupsPerThread groups a thread, within [32, reduce size]: enough
-  // loads in flight per thread to hide latency, few enough partials that the
-  // closing reduction stays cheap (measured on the H200, docs/performance.md).
+  // About matvecGroupsPerThread groups a thread and row, within [32, reduce
+  // size]: every thread busy on a row, few enough partials that the closing
+  // reduction stays cheap (measured on the H200, docs/performance.md).
   int64_t size = std::max<int64_t>(
-      32, llvm::PowerOf2Ceil(ceilDiv(perChunk, kGroupsPerThread)));
+      32, llvm::PowerOf2Ceil(ceilDiv(perChunk, std::max<int64_t>(1, o.matvecGroupsPerThread))));
   size = std::min<int64_t>(size, o.reduceWorkgroupSize);
-  int64_t items = op.getRows() * op.getSplitK();
+  int64_t items = ceilDiv(op.getRows(), rowsPerItem(op.getRows(), o)) * op.getSplitK();
   return {size, std::min(items, kMaxWorkgroups)};
 }
 
@@ -82,7 +99,8 @@ namespace {
 /// One mat-vec's per-item body, with what it loads once per kernel.
 class MatVecRows {
 public:
-  MatVecRows(stage::MatVecOp op, KernelBuilder &kb) : op(op), kb(kb) {
+  MatVecRows(stage::MatVecOp op, KernelBuilder &kb, int64_t rowsPerItem)
+      : op(op), kb(kb), rowsPerItem(rowsPerItem) {
     rows = op.getRows();
     splitK = op.getSplitK();
     groups = memrefSize(op.getWeight(), 1);
@@ -104,18 +122,27 @@ public:
     }
   }
 
-  int64_t items() const { return rows * splitK; }
+  int64_t items() const { return ceilDiv(rows, rowsPerItem) * splitK; }
 
-  /// Computes item (row, chunk) with the whole workgroup; thread 0 stores it.
-  void emitItem(Value item) {
+  /// Computes item (row block, chunk) with the whole workgroup; thread r
+  /// stores the block's row r. Returns that row (meaningful where
+  /// ownsRow(row) holds).
+  Value emitItem(Value item) {
     Value tid = kb.threadId();
-    Value row = kb.div(item, kb.index(splitK));
+    Value block = kb.div(item, kb.index(splitK));
     Value chunk = kb.rem(item, kb.index(splitK));
     Value first = kb.mul(chunk, kb.index(perChunk));
     Value end = kb.min(kb.add(first, kb.index(perChunk)), kb.index(groups));
-    Value wrow = rowBase ? kb.add(rowBase, row) : row;
-    Value partial = stridedRowDot(
-        kb, op, weight, wrow, kb.add(first, tid), end, kb.getWorkgroupSize(),
+    Value firstRow = kb.mul(block, kb.index(rowsPerItem));
+    // Rows past the matrix (a ragged last block) read the last row and are
+    // not stored.
+    SmallVector<Value> weightRows;
+    for (int64_t r = 0; r < rowsPerItem; ++r) {
+      Value row = kb.min(kb.add(firstRow, kb.index(r)), kb.index(rows - 1));
+      weightRows.push_back(rowBase ? kb.add(rowBase, row) : row);
+    }
+    SmallVector<Value> partials = stridedRowDots(
+        kb, op.getFormat(), op.getColumns(), weight, weightRows, kb.add(first, tid), end, kb.getWorkgroupSize(),
         [&](Value column) {
           Value x = kb.load(input, {column});
           if (up)
@@ -125,9 +152,17 @@ public:
                                                       : column}));
           return x;
         });
-    Value y = kb.reduce(partial, ReduceKind::Add);
-    kb.ifThen(kb.ult(tid, kb.index(1)), [&] {
+    SmallVector<Value> totals = kb.reduceMany(partials);
+    // Thread r picks total r.
+    Value y = totals.front();
+    for (int64_t r = 1; r < rowsPerItem; ++r)
+      y = kb.select(kb.b.create<arith::CmpIOp>(kb.loc, arith::CmpIPredicate::eq, tid,
+                                               kb.index(r)),
+                    totals[r], y);
+    Value row = kb.add(firstRow, tid);
+    kb.ifThen(ownsRow(row), [&] {
       Value v = y;
+      Value wrow = rowBase ? kb.add(rowBase, row) : row;
       if (op.getRowScale())
         v = kb.fmul(v, kb.load(kb.buffer(op.getRowScale()), {wrow}));
       if (op.getFold())
@@ -141,18 +176,26 @@ public:
         v = kb.fadd(v, kb.load(out, at));
       kb.store(v, out, at);
     });
+    return row;
+  }
+
+  /// Whether this thread stored `row` (row = first row of its block + thread id).
+  Value ownsRow(Value row) {
+    return kb.b.create<arith::AndIOp>(kb.loc, kb.ult(kb.threadId(), kb.index(rowsPerItem)),
+                                      kb.ult(row, kb.index(rows)));
   }
 
 private:
   stage::MatVecOp op;
   KernelBuilder &kb;
+  int64_t rowsPerItem;
   int64_t rows, splitK, groups, perChunk;
   Value weight, input, up, out, colScale, rowBase, colBase;
 };
 } // namespace
 
 void buildKernel(stage::MatVecOp op, KernelBuilder &kb) {
-  MatVecRows rows(op, kb);
+  MatVecRows rows(op, kb, rowsPerItem(op.getRows(), kb.options()));
   int64_t workgroups = kb.gridWorkgroups(std::min(rows.items(), kMaxWorkgroups));
   // The item loop is uniform across the workgroup, as the reduction's
   // barriers require.
@@ -162,16 +205,19 @@ void buildKernel(stage::MatVecOp op, KernelBuilder &kb) {
 
 void buildRowEpilogueKernel(ArrayRef<stage::MatVecOp> ops, KernelBuilder &kb,
                             const std::function<void(Value row)> &epilogue) {
+  int64_t rowCount = stage::MatVecOp(ops.front()).getRows();
+  int64_t perItem = rowsPerItem(rowCount, kb.options());
   SmallVector<MatVecRows> matvecs;
   for (stage::MatVecOp op : ops)
-    matvecs.emplace_back(op, kb);
-  int64_t rows = stage::MatVecOp(ops.front()).getRows();
-  int64_t workgroups = kb.gridWorkgroups(std::min(rows, kMaxWorkgroups));
-  kb.forLoop(kb.workgroupId(), kb.index(rows), kb.index(workgroups), [&](Value row) {
+    matvecs.emplace_back(op, kb, perItem);
+  int64_t items = matvecs.front().items();
+  int64_t workgroups = kb.gridWorkgroups(std::min(items, kMaxWorkgroups));
+  kb.forLoop(kb.workgroupId(), kb.index(items), kb.index(workgroups), [&](Value item) {
+    Value row;
     for (MatVecRows &m : matvecs)
-      m.emitItem(row);
-    // Thread 0 stored every mat-vec's value of this row: it alone reads them.
-    kb.ifThen(kb.ult(kb.threadId(), kb.index(1)), [&] { epilogue(row); });
+      row = m.emitItem(item);
+    // Thread r stored every mat-vec's value of row r: it alone reads them.
+    kb.ifThen(matvecs.front().ownsRow(row), [&] { epilogue(row); });
   });
 }
 

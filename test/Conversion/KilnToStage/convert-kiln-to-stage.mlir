@@ -19,7 +19,7 @@
 // CHECK: stage.dispatch "cluster_logits" {
 // CHECK-NEXT: stage.cluster_logits input(%[[X]] : memref<12xf32>) clusters(%{{.*}} : memref<2x12xf32>) out(%[[LC]] : memref<2xf32>)
 // CHECK: stage.dispatch "head_rows" {
-// CHECK-NEXT: stage.head_rows input(%[[X]] : memref<12xf32>) rows(%{{.*}} : memref<6x2xvector<4xi32>>) cluster_logp(%[[LC]] : memref<2xf32>) params(%[[P]] : memref<4xi32>) out(%[[OUT]] : memref<6xf32>) {format = #stage.format<f16>}
+// CHECK-NEXT: stage.head_rows input(%[[X]] : memref<12xf32>) rows(%{{.*}} : memref<6x2xvector<4xi32>>) cluster_logits(%[[LC]] : memref<2xf32>) params(%[[P]] : memref<4xi32>) out(%[[OUT]] : memref<6xf32>) {format = #stage.format<f16>}
 // CHECK-NOT: kiln.
 // CHECK: return
 kiln.model @head_f16 embryo attributes {eps = 1.0e-06 : f32, hidden = 12 : i64, intermediate = 8 : i64, vocab = 6 : i64, zero_centered_norm} {

@@ -2,15 +2,16 @@
 // RUN: kiln-opt %s --convert-stage-to-gpu --split-input-file | FileCheck %s
 // RUN: kiln-opt %s --convert-stage-to-gpu="reduce-workgroup-size=16" --split-input-file | FileCheck %s --check-prefix=CAP16
 
-// One mat-vec: a workgroup per row (72 rows, 72 workgroups) whose threads
-// walk the row's 25 16-byte groups side by side (25 rounded up to 32
-// threads), then reduce; the dispatch becomes a launch whose operands are the
+// One mat-vec: a workgroup per 4 rows (72 rows, 18 workgroups) whose
+// threads walk the rows' 25 16-byte groups side by side (25 / 4 groups a
+// thread, at least 32 threads), then reduce the 4 sums at once (4 x 32
+// slots); the dispatch becomes a launch whose operands are the
 // kernel's bindings. The reduce-workgroup-size option caps the threads.
 // CHECK-LABEL: func.func @matvec
 // CHECK-NOT: stage.dispatch
-// CHECK: gpu.launch_func @kiln_kernels::@proj blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}}) args(%arg0 : memref<72x25xvector<4xi32>>, %arg1 : memref<200xf32>, %arg2 : memref<72xf32>)
+// CHECK: gpu.launch_func @kiln_kernels::@proj blocks in (%c18, %{{.*}}, %{{.*}}) threads in (%c32, %{{.*}}, %{{.*}}) args(%arg0 : memref<72x25xvector<4xi32>>, %arg1 : memref<200xf32>, %arg2 : memref<72xf32>)
 // CHECK: gpu.module @kiln_kernels
-// CHECK: gpu.func @proj(%{{.*}}: memref<72x25xvector<4xi32>>, %{{.*}}: memref<200xf32>, %{{.*}}: memref<72xf32>) workgroup(%{{.*}} : memref<32xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 32, 1, 1>}
+// CHECK: gpu.func @proj(%{{.*}}: memref<72x25xvector<4xi32>>, %{{.*}}: memref<200xf32>, %{{.*}}: memref<72xf32>) workgroup(%{{.*}} : memref<128xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 32, 1, 1>}
 // CHECK: scf.for
 // CHECK: memref.load %{{.*}} : memref<72x25xvector<4xi32>>
 // CHECK: vector.reduction <add>
@@ -32,13 +33,14 @@ func.func @matvec(%w: memref<72x25xvector<4xi32>>, %x: memref<200xf32>, %y: memr
 // the reductions use a workgroup attribution, and each buffer binds once.
 // CHECK-LABEL: func.func @fused
 // CHECK: gpu.launch_func @kiln_kernels::@tail {{.*}} args(%arg0 : memref<52xf32>, %arg1 : memref<52xf32>, %arg2 : memref<52xf32>, %arg3 : memref<3x52xf32>, %arg4 : memref<3xf32>)
-// CHECK: gpu.func @tail({{.*}}) workgroup(%{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK: gpu.func @tail({{.*}}) workgroup(%{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<768xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
 // CHECK: gpu.barrier
 // CHECK: math.rsqrt
-// CHECK: math.log
+// CHECK: gpu.barrier
+// CHECK: memref.store {{.*}} : memref<3xf32>
 module {
 func.func @fused(%h: memref<52xf32>, %w: memref<52xf32>, %x: memref<52xf32>, %c: memref<3x52xf32>, %lc: memref<3xf32>) {
-  stage.dispatch "tail" {
+  stage.dispatch "tail" attributes {fusion = "one_workgroup"} {
     stage.rmsnorm residual(%h : memref<52xf32>) weight(%w : memref<52xf32>) outs(%x : memref<52xf32>) {eps = 1.0e-06 : f32}
     stage.cluster_logits input(%x : memref<52xf32>) clusters(%c : memref<3x52xf32>) out(%lc : memref<3xf32>)
   }
@@ -86,9 +88,9 @@ func.func @names(%qr: memref<48xf32>, %kr: memref<1x8x16xf32>, %p: memref<4xi32>
 // A routed expert: the kernel reads the router's word once, clamps it to the
 // last of the 4 candidates, and offsets the weight row and the q8_2f scales
 // by e·R and e·C; the column field multiplies the input inside the kernel.
-// 96 rows of one expert: 96 workgroups.
+// 96 rows of one expert, 4 a workgroup: 24 workgroups.
 // CHECK-LABEL: func.func @matvec_expert
-// CHECK: gpu.launch_func @kiln_kernels::@expert_gate blocks in (%c96, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}}) args(%arg0 : memref<384x5xvector<4xi32>>, %arg1 : memref<1xi32>, %arg2 : memref<384xf32>, %arg3 : memref<288xf32>, %arg4 : memref<72xf32>, %arg5 : memref<96xf32>)
+// CHECK: gpu.launch_func @kiln_kernels::@expert_gate blocks in (%c24, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}}) args(%arg0 : memref<384x5xvector<4xi32>>, %arg1 : memref<1xi32>, %arg2 : memref<384xf32>, %arg3 : memref<288xf32>, %arg4 : memref<72xf32>, %arg5 : memref<96xf32>)
 // CHECK: gpu.func @expert_gate(
 // CHECK: %[[WORD:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<1xi32>
 // CHECK: %[[E:.*]] = arith.index_castui %[[WORD]] : i32 to index
@@ -151,10 +153,10 @@ func.func @one_workgroup_elementwise(%g: memref<200xf32>, %s: memref<200xf32>, %
 
 // -----
 
-// Row epilogue: a workgroup per row (96), each computing the gate and the up
-// row (two reductions), then thread 0 alone computes silu(g)·u for its row.
+// Row epilogue: a workgroup per 4 rows (24), each computing their gate and up
+// rows (two reductions), then thread r alone computes silu(g)·u for row r.
 // CHECK-LABEL: func.func @row_epilogue
-// CHECK: gpu.launch_func @kiln_kernels::@gate__up__act blocks in (%c96, %{{.*}}, %{{.*}})
+// CHECK: gpu.launch_func @kiln_kernels::@gate__up__act blocks in (%c24, %{{.*}}, %{{.*}})
 // CHECK: gpu.func @gate__up__act(
 // CHECK: scf.for
 // CHECK: gpu.barrier
@@ -179,11 +181,11 @@ func.func @row_epilogue(%x: memref<64xf32>, %m1: memref<96x8xvector<4xi32>>, %g:
 
 // -----
 
-// A concurrent member may carry a row epilogue: qkv's rows (96 workgroups)
-// each run the conv for their channel in the row's thread, beside z's rows
-// (32 workgroups): one grid of 128.
+// A concurrent member may carry a row epilogue: qkv's rows (24 workgroups of
+// 4 rows) each run the conv for their channel in the row's thread, beside z's
+// rows (8 workgroups): one grid of 32.
 // CHECK-LABEL: func.func @concurrent_row_epilogue
-// CHECK: gpu.launch_func @kiln_kernels::@qkv__z__conv blocks in (%c128, %{{.*}}, %{{.*}})
+// CHECK: gpu.launch_func @kiln_kernels::@qkv__z__conv blocks in (%c32, %{{.*}}, %{{.*}})
 // CHECK: gpu.func @qkv__z__conv(
 // CHECK: arith.cmpi ult, %thread_id_x
 // CHECK: scf.if

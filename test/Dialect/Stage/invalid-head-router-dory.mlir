@@ -4,7 +4,7 @@
 func.func @vocab(%x: memref<52xf32>, %rows: memref<7x7xvector<4xi32>>, %lc: memref<3xf32>, %p: memref<4xi32>, %l: memref<7xf32>) {
   stage.dispatch {
     // expected-error @+1 {{vocabulary (7) must be num_clusters (3) times cluster_size}}
-    stage.head_rows input(%x : memref<52xf32>) rows(%rows : memref<7x7xvector<4xi32>>) cluster_logp(%lc : memref<3xf32>) params(%p : memref<4xi32>) out(%l : memref<7xf32>) {format = #stage.format<f16>}
+    stage.head_rows input(%x : memref<52xf32>) rows(%rows : memref<7x7xvector<4xi32>>) cluster_logits(%lc : memref<3xf32>) params(%p : memref<4xi32>) out(%l : memref<7xf32>) {format = #stage.format<f16>}
   }
   return
 }

@@ -27,11 +27,11 @@ func.func @embryo_layer(%e: memref<10x7xvector<4xi32>>, %p: memref<4xi32>, %h: m
 }
 
 // CHECK-LABEL: func.func @fused_norms
-// CHECK: stage.dispatch "tail" {
+// CHECK: stage.dispatch "tail" attributes {fusion = "one_workgroup"} {
 // CHECK-NEXT: stage.rmsnorm
 // CHECK-NEXT: stage.cluster_logits
 func.func @fused_norms(%h: memref<52xf32>, %w: memref<52xf32>, %x: memref<52xf32>, %c: memref<3x52xf32>, %lc: memref<3xf32>) {
-  stage.dispatch "tail" {
+  stage.dispatch "tail" attributes {fusion = "one_workgroup"} {
     stage.rmsnorm residual(%h : memref<52xf32>) weight(%w : memref<52xf32>) outs(%x : memref<52xf32>) {eps = 1.0e-06 : f32}
     stage.cluster_logits input(%x : memref<52xf32>) clusters(%c : memref<3x52xf32>) out(%lc : memref<3xf32>)
   }
@@ -94,7 +94,7 @@ func.func @router_and_head(%x: memref<52xf32>, %mu: memref<5x52xf32>, %b: memref
         shells(%b : memref<5xf32>) selected(%sel : memref<1xi32>)
   }
   stage.dispatch {
-    stage.head_rows input(%x : memref<52xf32>) rows(%rows : memref<6x7xvector<4xi32>>) cluster_logp(%lc : memref<3xf32>)
+    stage.head_rows input(%x : memref<52xf32>) rows(%rows : memref<6x7xvector<4xi32>>) cluster_logits(%lc : memref<3xf32>)
         params(%p : memref<4xi32>) out(%l : memref<6xf32>) {format = #stage.format<f16>}
   }
   return

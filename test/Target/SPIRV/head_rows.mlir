@@ -10,7 +10,7 @@
 // SPV: spirv.ExecutionMode @head_rows "LocalSize", 64, 1, 1
 func.func @f(%x: memref<52xf32>, %rows: memref<6x4xvector<4xi32>>, %rs: memref<6xf32>, %lc: memref<3xf32>, %p: memref<4xi32>, %l: memref<6xf32>) {
   stage.dispatch "head_rows" {
-    stage.head_rows input(%x : memref<52xf32>) rows(%rows : memref<6x4xvector<4xi32>>) row_scale(%rs : memref<6xf32>) cluster_logp(%lc : memref<3xf32>) params(%p : memref<4xi32>) out(%l : memref<6xf32>) {format = #stage.format<q8_2f>}
+    stage.head_rows input(%x : memref<52xf32>) rows(%rows : memref<6x4xvector<4xi32>>) row_scale(%rs : memref<6xf32>) cluster_logits(%lc : memref<3xf32>) params(%p : memref<4xi32>) out(%l : memref<6xf32>) {format = #stage.format<q8_2f>}
   }
   return
 }

@@ -22,6 +22,10 @@ struct StageToGPUOptions {
   int64_t reduceWorkgroupSize = 256;
   int64_t headWorkgroupSize = 64;
   bool subgroupReduce = false;
+  /// Mat-vec rows a workgroup computes per item (each group's activations
+  /// read once for all of them) and 16-byte groups a thread reads per row.
+  int64_t matvecRowsPerItem = 4;
+  int64_t matvecGroupsPerThread = 4;
 };
 
 /// Lowers every stage.dispatch of `module` into a kernel of the

@@ -20,12 +20,12 @@ using namespace mlir;
 namespace kiln::stage {
 
 GridKind gridKindOf(Operation *stage) {
-  if (isa<RMSNormOp, RouterOp, ClusterLogitsOp, SlerpOp, DoryMixOp>(stage))
+  if (isa<RMSNormOp, RouterOp, SlerpOp, DoryMixOp>(stage))
     return GridKind::SingleWorkgroup;
   if (isa<SiluMulOp, AddOp, MulOp, SigmoidGateOp, ConvRingOp, EmbedGatherOp,
           RopeKvWriteOp>(stage))
     return GridKind::PerThread;
-  if (isa<MatVecOp>(stage))
+  if (isa<MatVecOp, ClusterLogitsOp>(stage))
     return GridKind::RowItems;
   if (isa<AttentionOp, HeadRowsOp, DoryPrepOp>(stage))
     return GridKind::PerWorkgroup;

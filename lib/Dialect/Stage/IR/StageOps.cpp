@@ -30,7 +30,7 @@ LogicalResult verifyParams(Operation *op, Value params) {
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 bool isSingleWorkgroupStage(Operation *op) {
-  return isa<RMSNormOp, RouterOp, ClusterLogitsOp, SlerpOp, DoryMixOp>(op);
+  return isa<RMSNormOp, RouterOp, SlerpOp, DoryMixOp>(op);
 }
 
 } // namespace
@@ -81,7 +81,7 @@ LogicalResult DispatchOp::verify() {
     return emitOpError("with ")
            << count
            << " stages needs every stage to run in one workgroup (rmsnorm, "
-              "router, cluster_logits, slerp, dory_mix): only a workgroup "
+              "router, slerp, dory_mix): only a workgroup "
               "barrier may separate fused stages";
   return success();
 }
@@ -415,7 +415,7 @@ LogicalResult ClusterLogitsOp::verify() {
 LogicalResult HeadRowsOp::verify() {
   if (failed(verifyBuffers(*this)) || failed(verifyParams(*this, getParams())))
     return failure();
-  int64_t vocab = dim(getRows(), 0), clusters = dim(getClusterLogp(), 0);
+  int64_t vocab = dim(getRows(), 0), clusters = dim(getClusterLogits(), 0);
   int64_t width = getFormat() == MatrixFormat::f16 ? 8 : 16;
   int64_t hidden = dim(getInput(), 0);
   if (dim(getRows(), 1) != ceilDiv(hidden, width))

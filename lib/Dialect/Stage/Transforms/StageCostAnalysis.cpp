@@ -127,7 +127,9 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
         c.flops = uint64_t(experts * (rank + 1) * h * 3);
       })
       .Case([&](ClusterLogitsOp op) {
-        c.flops = uint64_t(2 * elements(op.getClusters()) + 3 * elements(op.getOut()));
+        c.flops = uint64_t(2 * elements(op.getClusters()));
+        c.workgroups = uint64_t(dimOf(op.getClusters(), 0));
+        c.isMatvec = true;
       })
       .Case<SlerpOp>([&](SlerpOp op) { c.flops = uint64_t(10 * elements(op.getHidden())); })
       .Case<DoryMixOp>([&](DoryMixOp op) { c.flops = uint64_t(6 * elements(op.getHidden())); })
@@ -160,7 +162,7 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
       })
       .Case([&](HeadRowsOp op) {
         c.flops = uint64_t(2 * elements(op.getOut()) * elements(op.getInput()));
-        c.workgroups = uint64_t(elements(op.getClusterLogp()));
+        c.workgroups = uint64_t(elements(op.getClusterLogits()));
         c.isMatvec = true;
       })
       .Case([&](DoryPrepOp op) {

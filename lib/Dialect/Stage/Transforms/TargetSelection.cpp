@@ -1,5 +1,6 @@
 //===- TargetSelection.cpp - Which target descriptor a module is for ------===//
 #include "kiln/Dialect/Stage/Transforms/TargetSelection.h"
+#include "kiln/Dialect/Stage/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -44,6 +45,8 @@ io::Expected<cost::TargetDesc> fromDictionary(DictionaryAttr dict) {
 }
 
 } // namespace
+
+std::string defaultTargetDirectory() { return KILN_DEFAULT_TARGET_DIR; }
 
 io::Expected<cost::TargetDesc> selectTarget(ModuleOp module,
                                             const TargetChoice &choice) {

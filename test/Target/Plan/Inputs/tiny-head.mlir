@@ -1,6 +1,7 @@
 // A hand-written stage-level module in the form of docs/pipeline.md: the
-// token's f16 embedding, an rms-norm, a cluster log-softmax as the "head"
-// (V = 6), plus one dispatch that depends on nothing before it (so the plan
+// token's f16 embedding, an rms-norm, the cluster logits as the "head"
+// (V = 6, read back as logits: the host applies the log-softmax), plus one
+// dispatch that depends on nothing before it (so the plan
 // writer must leave its barrier out). Scratch values share slot 3 at
 // different offsets; weights share slot 0. test/e2e/tiny-head.test runs it.
 module attributes {kiln.family = "embryo", kiln.vocab_size = 6 : i64,
@@ -19,7 +20,7 @@ module attributes {kiln.family = "embryo", kiln.vocab_size = 6 : i64,
       %x: memref<16xf32> {kiln.buffer = {kind = "scratch", name = "plane.x", slot = 3 : i64, byte_offset = 256 : i64}},
       %s: memref<16xf32> {kiln.buffer = {kind = "scratch", name = "plane.probe", slot = 3 : i64, byte_offset = 512 : i64}},
       %flags: memref<4xi32> {kiln.buffer = {kind = "state", name = "exit_flags", slot = 4 : i64, byte_offset = 0 : i64}})
-      attributes {kiln.readback = {arg = 4 : i64, byte_offset = 0 : i64, count = 6 : i64, values = "LogProbs"},
+      attributes {kiln.readback = {arg = 4 : i64, byte_offset = 0 : i64, count = 6 : i64, values = "Logits"},
                   kiln.params = [{name = "ring_slot", word = 3 : i64, rule = "PositionModN", n = 8 : i64, row = 0 : i64}],
                   kiln.device_flags = [{name = "early_exit", arg = 8 : i64, byte_offset = 4 : i64, reset_value = 0 : i64}]} {
     stage.dispatch "embed" {

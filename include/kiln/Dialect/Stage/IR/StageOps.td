@@ -445,10 +445,11 @@ def Stage_RouterOp : Stage_Op<"router", [AttrSizedOperandSegments]> {
 }
 
 def Stage_ClusterLogitsOp : Stage_Op<"cluster_logits"> {
-  let summary = "Cluster log-probabilities of the hierarchical head";
+  let summary = "Cluster logits of the hierarchical head";
   let description = [{
-    `out = log_softmax(C x)` over NC clusters (C f32, NC x H). One workgroup.
-    MODELS.md, hierarchical head.
+    `out = C x`, the raw logits of NC clusters (C f32, NC x H); stage.head_rows
+    turns them into log-probabilities. A workgroup per few clusters (the
+    mat-vec's row items). MODELS.md, hierarchical head.
 
     ```mlir
     stage.cluster_logits input(%x : memref<200xf32>)
@@ -466,26 +467,28 @@ def Stage_ClusterLogitsOp : Stage_Op<"cluster_logits"> {
 def Stage_HeadRowsOp : Stage_Op<"head_rows"> {
   let summary = "Token log-probabilities of the open clusters";
   let description = [{
-    One workgroup per cluster c of `cluster_size` tokens. Below the gate
-    (params word 2, f32 bits; −∞ opens all) every token of c gets −1e30 and no
-    row is read. Otherwise `r = R x` over the cluster's rows and
-    `logp = lc[c] + r − logsumexp(r)`. Rows packed as in matvec.
+    One workgroup per cluster c of `cluster_size` tokens, which first forms
+    its cluster's log-probability `lc = z[c] − logsumexp(z)` from the cluster
+    logits z (stage.cluster_logits). Below the gate (params word 2, f32 bits;
+    −∞ opens all) every token of c gets −1e30 and no row is read. Otherwise
+    `r = R x` over the cluster's rows and `logp = lc + r − logsumexp(r)`.
+    Rows packed as in matvec.
     MODELS.md, hierarchical head.
 
     ```mlir
     stage.head_rows input(%x : memref<200xf32>) rows(%r : memref<24x25xvector<4xi32>>)
-        cluster_logp(%lc : memref<6xf32>) params(%p : memref<4xi32>)
+        cluster_logits(%z : memref<6xf32>) params(%p : memref<4xi32>)
         out(%logits : memref<24xf32>) {format = #stage.format<f16>}
     ```
   }];
   let arguments = (ins Stage_Vector:$input, Stage_PackedMatrix:$rows,
-                       Optional<Stage_Vector>:$row_scale, Stage_Vector:$cluster_logp,
+                       Optional<Stage_Vector>:$row_scale, Stage_Vector:$cluster_logits,
                        Stage_Words:$params, Stage_Vector:$out,
                        Stage_MatrixFormatAttr:$format);
   let assemblyFormat = [{
     `input` `(` $input `:` type($input) `)` `rows` `(` $rows `:` type($rows) `)`
     (`row_scale` `(` $row_scale^ `:` type($row_scale) `)`)?
-    `cluster_logp` `(` $cluster_logp `:` type($cluster_logp) `)`
+    `cluster_logits` `(` $cluster_logits `:` type($cluster_logits) `)`
     `params` `(` $params `:` type($params) `)` `out` `(` $out `:` type($out) `)` attr-dict
   }];
   let hasVerifier = 1;

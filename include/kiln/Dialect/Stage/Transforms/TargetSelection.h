@@ -23,6 +23,9 @@ struct TargetChoice {
   std::string directory; ///< where names are looked up
 };
 
+/// The folder of shipped descriptors (targets/ of the source tree).
+std::string defaultTargetDirectory();
+
 /// The descriptor for `module`, or an error naming what was missing or wrong.
 io::Expected<cost::TargetDesc> selectTarget(mlir::ModuleOp module,
                                             const TargetChoice &choice);
