@@ -177,6 +177,9 @@ typedef struct kiln_session_stats_t {
   uint64_t calls;                  /* program submissions since creation */
   double total_ms;                 /* host wall time inside submissions */
   double ms_per_token;             /* total_ms / tokens */
+  double gpu_span_ms_per_call;     /* profiling on: GPU time from the first dispatch's start to
+                                      the last one's end (barriers and gaps included), mean
+                                      over profiled calls; else 0 */
 } kiln_session_stats_t;
 
 kiln_status_t kiln_session_stats(const kiln_session_t* session,

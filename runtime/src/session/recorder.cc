@@ -35,10 +35,14 @@ Status recordProgram(vk::CommandBuffer &commands, const kp::Plan &plan, const kp
       const kp::Dispatch *dispatch = program.dispatches()->Get(d);
       const uint32_t k = dispatch->kernel();
       // The first dispatch is already ordered by the entry barrier.
+      // Only an indirect dispatch waits at the draw-indirect stage: adding it to
+      // every barrier makes each one drain the command front end as well.
       if (dispatch->barrier_before() && d > 0) {
+        const bool indirect = dispatch->grid_mode() == kp::GridMode::Indirect;
         commands.barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
-                         kShaderAccess | VK_ACCESS_INDIRECT_COMMAND_READ_BIT);
+                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                             (indirect ? VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT : 0),
+                         kShaderAccess | (indirect ? VK_ACCESS_INDIRECT_COMMAND_READ_BIT : 0));
         ++counts.barriers;
       }
       if (timestamps)

@@ -278,7 +278,9 @@ Status Session::runCall(ProgramState &state, const int32_t *tokens, uint32_t row
 
   if (state.timestamps) {
     std::vector<double> ms;
-    KILN_RETURN_IF_ERROR(state.timestamps->readPairs(ms));
+    double span = 0;
+    KILN_RETURN_IF_ERROR(state.timestamps->readPairs(ms, &span));
+    profileSpanMs_ += span;
     for (size_t i = 0; i < ms.size() && i < profileMs_.size(); ++i)
       profileMs_[i] += ms[i];
     ++profiledCalls_;
@@ -380,6 +382,8 @@ void Session::stats(kiln_session_stats_t &out) const {
   out.calls = calls_;
   out.total_ms = totalMs_;
   out.ms_per_token = tokens_ ? totalMs_ / static_cast<double>(tokens_) : 0.0;
+  out.gpu_span_ms_per_call =
+      profiledCalls_ ? profileSpanMs_ / static_cast<double>(profiledCalls_) : 0.0;
 }
 
 Status Session::profile(kiln_dispatch_profile_t *out, size_t capacity, size_t &count) const {

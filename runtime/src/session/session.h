@@ -96,6 +96,7 @@ private:
   double totalMs_ = 0;
   std::vector<double> profileMs_;   // per decode dispatch
   uint64_t profiledCalls_ = 0;
+  double profileSpanMs_ = 0; // first dispatch start to last end, summed over calls
   std::vector<std::string> profileLabels_;
 };
 

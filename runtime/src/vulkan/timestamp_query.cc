@@ -26,7 +26,7 @@ void TimestampQueries::recordWrite(VkCommandBuffer commands, uint32_t query) {
   vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool_, query);
 }
 
-Status TimestampQueries::readPairs(std::vector<double> &out) {
+Status TimestampQueries::readPairs(std::vector<double> &out, double *spanMs) {
   std::vector<uint64_t> ticks(count_);
   KILN_RETURN_IF_ERROR(vkStatus(
       vkGetQueryPoolResults(device_, pool_, 0, count_, ticks.size() * sizeof(uint64_t), ticks.data(),
@@ -36,6 +36,10 @@ Status TimestampQueries::readPairs(std::vector<double> &out) {
   for (uint32_t i = 0; i + 1 < count_; i += 2) {
     uint64_t delta = ((ticks[i + 1] & mask_) - (ticks[i] & mask_)) & mask_;
     out[i / 2] = static_cast<double>(delta) * periodNs_ * 1e-6;
+  }
+  if (spanMs && count_ >= 2) {
+    uint64_t delta = ((ticks[count_ - 1] & mask_) - (ticks[0] & mask_)) & mask_;
+    *spanMs = static_cast<double>(delta) * periodNs_ * 1e-6;
   }
   return okStatus();
 }

@@ -24,7 +24,9 @@ public:
   void recordReset(VkCommandBuffer commands);
   void recordWrite(VkCommandBuffer commands, uint32_t query);
   /// Milliseconds between queries 2i and 2i+1, for every pair.
-  Status readPairs(std::vector<double> &out);
+  /// Milliseconds between each (start, end) pair; `spanMs`, when given, gets
+  /// the first start to the last end (gaps and barriers included).
+  Status readPairs(std::vector<double> &out, double *spanMs = nullptr);
 
 private:
   VkDevice device_ = VK_NULL_HANDLE;
