@@ -43,7 +43,7 @@ void buildKernel(stage::AttentionOp op, KernelBuilder &kb) {
   if (auto windows = op.getGroupWindows())
     for (int64_t h = 0; h < kvh; ++h)
       groupWindow = kb.select(
-          kb.b.create<arith::CmpIOp>(kb.loc, arith::CmpIPredicate::eq, kvHead,
+          arith::CmpIOp::create(kb.b, kb.loc, arith::CmpIPredicate::eq, kvHead,
                                      kb.index(h)),
           kb.index((*windows)[h]), groupWindow);
   Value ringKeys = kb.min(kb.add(position, kb.index(1)), groupWindow);
@@ -65,17 +65,17 @@ void buildKernel(stage::AttentionOp op, KernelBuilder &kb) {
   Value localMax = kb.strided(total, kb.f32(-3.4e38f), [&](Value u, Value m) {
     Value score;
     if (sinks > 0) {
-      auto ifOp = kb.b.create<scf::IfOp>(kb.loc, TypeRange{kb.b.getF32Type()},
+      auto ifOp = scf::IfOp::create(kb.b, kb.loc, TypeRange{kb.b.getF32Type()},
                                          kb.ult(u, kb.index(sinks)), true);
       {
         OpBuilder::InsertionGuard g(kb.b);
         kb.b.setInsertionPointToStart(ifOp.thenBlock());
         Value s = dot(qPlain, [&](Value d) { return kb.load(sinkK, {kvHead, u, d}); });
-        kb.b.create<scf::YieldOp>(kb.loc, s);
+        scf::YieldOp::create(kb.b, kb.loc, s);
         kb.b.setInsertionPointToStart(ifOp.elseBlock());
         Value slot = ringSlot(u);
         Value r = dot(qRot, [&](Value d) { return kb.load(kRing, {kvHead, slot, d}); });
-        kb.b.create<scf::YieldOp>(kb.loc, r);
+        scf::YieldOp::create(kb.b, kb.loc, r);
       }
       score = ifOp.getResult(0);
     } else {
@@ -90,7 +90,7 @@ void buildKernel(stage::AttentionOp op, KernelBuilder &kb) {
   Value localSum = kb.strided(total, kb.f32(0.0f), [&](Value u, Value s) {
     Value shifted = kb.fsub(kb.load(scores, {u}), maxScore);
     // A key more than 16 below the maximum leaves sum and normaliser.
-    Value kept = kb.b.create<arith::CmpFOp>(kb.loc, arith::CmpFPredicate::OGE,
+    Value kept = arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::OGE,
                                             shifted, kb.f32(-16.0f));
     Value weight = kb.select(kept, kb.exp(shifted), kb.f32(0.0f));
     kb.store(weight, scores, {u});
@@ -102,13 +102,13 @@ void buildKernel(stage::AttentionOp op, KernelBuilder &kb) {
     auto valueAt = [&](Value u) -> Value {
       if (sinks == 0)
         return kb.load(vRing, {kvHead, ringSlot(u), d});
-      auto ifOp = kb.b.create<scf::IfOp>(kb.loc, TypeRange{kb.b.getF32Type()},
+      auto ifOp = scf::IfOp::create(kb.b, kb.loc, TypeRange{kb.b.getF32Type()},
                                          kb.ult(u, kb.index(sinks)), true);
       OpBuilder::InsertionGuard g(kb.b);
       kb.b.setInsertionPointToStart(ifOp.thenBlock());
-      kb.b.create<scf::YieldOp>(kb.loc, kb.load(sinkV, {kvHead, u, d}));
+      scf::YieldOp::create(kb.b, kb.loc, kb.load(sinkV, {kvHead, u, d}));
       kb.b.setInsertionPointToStart(ifOp.elseBlock());
-      kb.b.create<scf::YieldOp>(kb.loc, kb.load(vRing, {kvHead, ringSlot(u), d}));
+      scf::YieldOp::create(kb.b, kb.loc, kb.load(vRing, {kvHead, ringSlot(u), d}));
       return ifOp.getResult(0);
     };
     Value acc = kb.forLoop(kb.index(0), total, kb.index(1), {kb.f32(0.0f)},

@@ -296,7 +296,7 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
   for (Value v : bindings)
     argTypes.push_back(v.getType());
   Location loc = dispatch.getLoc();
-  auto func = builder.create<gpu::GPUFuncOp>(
+  auto func = gpu::GPUFuncOp::create(builder, 
       loc, name, builder.getFunctionType(argTypes, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
   func.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr(
@@ -322,14 +322,14 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
   }
   if (skipGuard)
     builder.setInsertionPointAfter(skipGuard);
-  builder.create<gpu::ReturnOp>(loc);
+  gpu::ReturnOp::create(builder, loc);
 
   OpBuilder host(dispatch);
   auto dim = [&](int64_t v) {
-    return host.create<arith::ConstantIndexOp>(loc, v).getResult();
+    return arith::ConstantIndexOp::create(host, loc, v).getResult();
   };
   Value one = dim(1);
-  auto launch = host.create<gpu::LaunchFuncOp>(
+  auto launch = gpu::LaunchFuncOp::create(host, 
       loc, func, gpu::KernelDim3{dim(shape.workgroups), one, one},
       gpu::KernelDim3{dim(shape.workgroupSize), one, one},
       /*dynamicSharedMemorySize=*/Value(), bindings.getArrayRef());
@@ -363,7 +363,7 @@ LogicalResult convertStagesToGPU(ModuleOp module,
                   UnitAttr::get(module.getContext()));
   OpBuilder builder(module.getBodyRegion());
   builder.setInsertionPointToEnd(module.getBody());
-  auto gpuModule = builder.create<gpu::GPUModuleOp>(module.getLoc(), "kiln_kernels");
+  auto gpuModule = gpu::GPUModuleOp::create(builder, module.getLoc(), "kiln_kernels");
 
   llvm::StringSet<> used;
   int64_t counter = 0;

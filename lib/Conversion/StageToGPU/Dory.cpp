@@ -37,8 +37,8 @@ void buildKernel(stage::DoryPrepOp op, KernelBuilder &kb) {
       Value exponent = kb.fmul(kb.indexToF32(i),
                                kb.f32(-2.0f * std::log(theta) / float(hd)));
       Value angle = kb.fmul(kb.indexToF32(position), kb.exp(exponent));
-      Value c = kb.b.create<math::CosOp>(kb.loc, angle);
-      Value s = kb.b.create<math::SinOp>(kb.loc, angle);
+      Value c = math::CosOp::create(kb.b, kb.loc, angle);
+      Value s = math::SinOp::create(kb.b, kb.loc, angle);
       Value j = kb.add(i, kb.index(half));
       Value x = read(i), y = read(j);
       Value u = kb.fsub(kb.fmul(x, c), kb.fmul(y, s));

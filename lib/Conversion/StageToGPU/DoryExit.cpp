@@ -27,7 +27,7 @@ void buildKernel(stage::ExitTestOp op, KernelBuilder &kb) {
     return type.getRank() == 2 ? kb.load(input, {row, i}) : kb.load(input, {i});
   };
   Value bound = kb.f32(op.getLogThreshold());
-  Value allConfident = kb.b.create<arith::ConstantOp>(kb.loc, kb.b.getBoolAttr(true));
+  Value allConfident = arith::ConstantOp::create(kb.b, kb.loc, kb.b.getBoolAttr(true));
   allConfident = kb.forLoop(
       kb.index(0), kb.index(rows), kb.index(1), {allConfident},
       [&](Value row, ValueRange carried) -> SmallVector<Value> {
@@ -44,15 +44,15 @@ void buildKernel(stage::ExitTestOp op, KernelBuilder &kb) {
                                return kb.fadd(s, kb.exp(kb.fsub(load(row, i), best)));
                              }),
               ReduceKind::Add);
-          best = kb.b.create<arith::NegFOp>(kb.loc, kb.log(sum));
+          best = arith::NegFOp::create(kb.b, kb.loc, kb.log(sum));
         }
-        Value confident = kb.b.create<arith::CmpFOp>(
+        Value confident = arith::CmpFOp::create(kb.b, 
             kb.loc, arith::CmpFPredicate::OGE, best, bound);
-        return {kb.b.create<arith::AndIOp>(kb.loc, carried[0], confident)};
+        return {arith::AndIOp::create(kb.b, kb.loc, carried[0], confident)};
       })[0];
-  Value first = kb.b.create<arith::CmpIOp>(kb.loc, arith::CmpIPredicate::eq,
+  Value first = arith::CmpIOp::create(kb.b, kb.loc, arith::CmpIPredicate::eq,
                                            kb.threadId(), kb.index(0));
-  kb.ifThen(kb.b.create<arith::AndIOp>(kb.loc, first, allConfident), [&] {
+  kb.ifThen(arith::AndIOp::create(kb.b, kb.loc, first, allConfident), [&] {
     kb.store(kb.i32(1), kb.buffer(op.getFlag()),
              {kb.index(static_cast<int64_t>(op.getFlagWord()))});
   });
@@ -83,9 +83,9 @@ Operation *openSkipGuard(stage::DispatchOp dispatch, KernelBuilder &kb) {
     return nullptr;
   Value word = kb.load(kb.buffer(flag),
                        {kb.index(static_cast<int64_t>(*dispatch.getSkipWord()))});
-  Value clear = kb.b.create<arith::CmpIOp>(kb.loc, arith::CmpIPredicate::eq,
+  Value clear = arith::CmpIOp::create(kb.b, kb.loc, arith::CmpIPredicate::eq,
                                            word, kb.i32(0));
-  auto guard = kb.b.create<scf::IfOp>(kb.loc, clear, /*withElseRegion=*/false);
+  auto guard = scf::IfOp::create(kb.b, kb.loc, clear, /*withElseRegion=*/false);
   kb.b.setInsertionPointToStart(guard.thenBlock());
   return guard;
 }

@@ -26,29 +26,29 @@ namespace {
 /// meta[word] (i32) as an index.
 Value metaIndex(KernelBuilder &kb, Value meta, Value word) {
   Value raw = kb.load(meta, {word});
-  return kb.b.create<arith::IndexCastUIOp>(kb.loc, kb.b.getIndexType(), raw);
+  return arith::IndexCastUIOp::create(kb.b, kb.loc, kb.b.getIndexType(), raw);
 }
 
 void storeMeta(KernelBuilder &kb, Value value, Value meta, Value word) {
   Value asI32 =
-      kb.b.create<arith::IndexCastUIOp>(kb.loc, kb.b.getI32Type(), value);
+      arith::IndexCastUIOp::create(kb.b, kb.loc, kb.b.getI32Type(), value);
   kb.store(asI32, meta, {word});
 }
 
 Value eq(KernelBuilder &kb, Value a, Value c) {
-  return kb.b.create<arith::CmpIOp>(kb.loc, arith::CmpIPredicate::eq, a, c);
+  return arith::CmpIOp::create(kb.b, kb.loc, arith::CmpIPredicate::eq, a, c);
 }
 Value ne(KernelBuilder &kb, Value a, Value c) {
-  return kb.b.create<arith::CmpIOp>(kb.loc, arith::CmpIPredicate::ne, a, c);
+  return arith::CmpIOp::create(kb.b, kb.loc, arith::CmpIPredicate::ne, a, c);
 }
 Value andI(KernelBuilder &kb, Value a, Value c) {
-  return kb.b.create<arith::AndIOp>(kb.loc, a, c);
+  return arith::AndIOp::create(kb.b, kb.loc, a, c);
 }
 Value fgt(KernelBuilder &kb, Value a, Value c) {
-  return kb.b.create<arith::CmpFOp>(kb.loc, arith::CmpFPredicate::OGT, a, c);
+  return arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::OGT, a, c);
 }
 Value fge(KernelBuilder &kb, Value a, Value c) {
-  return kb.b.create<arith::CmpFOp>(kb.loc, arith::CmpFPredicate::OGE, a, c);
+  return arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::OGE, a, c);
 }
 
 /// Σ_d a(d)·c(d) over d < hd, in index order (the reference's `dot`).
@@ -242,7 +242,7 @@ void buildKernel(stage::FarFieldPushOp op, KernelBuilder &kb) {
     Value z = kb.load(sums, {kvHead, b, kb.index(0)});
     // Nothing folded yet: z is −∞ in the reference, so s is a new maximum
     // and what is held (zero) is scaled by exp(−∞) = 0.
-    Value isNewMax = kb.b.create<arith::OrIOp>(kb.loc, first, fgt(kb, s, z));
+    Value isNewMax = arith::OrIOp::create(kb.b, kb.loc, first, fgt(kb, s, z));
     Value held = kb.select(first, kb.f32(0.0f), kb.exp(kb.fsub(z, s)));
     Value zNew = kb.select(isNewMax, s, z);
     kb.store(zNew, newScale, {b});

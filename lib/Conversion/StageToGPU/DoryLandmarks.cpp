@@ -18,13 +18,13 @@ namespace {
 
 Value metaIndex(KernelBuilder &kb, Value meta, Value word) {
   Value raw = kb.load(meta, {word});
-  return kb.b.create<arith::IndexCastUIOp>(kb.loc, kb.b.getIndexType(), raw);
+  return arith::IndexCastUIOp::create(kb.b, kb.loc, kb.b.getIndexType(), raw);
 }
 Value eq(KernelBuilder &kb, Value a, Value c) {
-  return kb.b.create<arith::CmpIOp>(kb.loc, arith::CmpIPredicate::eq, a, c);
+  return arith::CmpIOp::create(kb.b, kb.loc, arith::CmpIPredicate::eq, a, c);
 }
 Value andI(KernelBuilder &kb, Value a, Value c) {
-  return kb.b.create<arith::AndIOp>(kb.loc, a, c);
+  return arith::AndIOp::create(kb.b, kb.loc, a, c);
 }
 
 } // namespace
@@ -83,7 +83,7 @@ void buildKernel(stage::LandmarkSealOp op, KernelBuilder &kb) {
         meta = kb.buffer(op.getFarMeta());
   Value kvHead = kb.workgroupId();
   Value countWord = kb.mul(kvHead, kb.index(3));
-  Value sealed = kb.b.create<arith::CmpIOp>(
+  Value sealed = arith::CmpIOp::create(kb.b, 
       kb.loc, arith::CmpIPredicate::ne, metaIndex(kb, meta, countWord),
       kb.index(0));
   Value last = kb.paramIndex(kb.buffer(op.getParams()),
@@ -126,7 +126,7 @@ void buildKernel(stage::LandmarkSealOp op, KernelBuilder &kb) {
   kb.forLoop(kb.index(0), n, kb.index(1), [&](Value col) {
     // Partial pivoting: the first row of largest |a[r][col]|, r ≥ col.
     auto magnitude = [&](Value r) {
-      return kb.b.create<math::AbsFOp>(kb.loc, kb.load(a, {at(r, col)}));
+      return math::AbsFOp::create(kb.b, kb.loc, kb.load(a, {at(r, col)}));
     };
     // (The last column's search runs zero times: the guard keeps `col`.)
     Value first = kb.add(col, kb.index(1));
@@ -134,7 +134,7 @@ void buildKernel(stage::LandmarkSealOp op, KernelBuilder &kb) {
         first, n, kb.index(1), {col, magnitude(col)},
         [&](Value r, ValueRange s) -> SmallVector<Value> {
           Value v = magnitude(r);
-          Value better = kb.b.create<arith::CmpFOp>(
+          Value better = arith::CmpFOp::create(kb.b, 
               kb.loc, arith::CmpFPredicate::OGT, v, s[1]);
           return {kb.select(better, r, s[0]), kb.select(better, v, s[1])};
         });
@@ -162,7 +162,7 @@ void buildKernel(stage::LandmarkSealOp op, KernelBuilder &kb) {
     kb.barrier();
     kb.strided(kb.mul(n, n), [&](Value i) {
       Value r = kb.div(i, n), c = kb.rem(i, n);
-      kb.ifThen(kb.b.create<arith::CmpIOp>(kb.loc, arith::CmpIPredicate::ne, r,
+      kb.ifThen(arith::CmpIOp::create(kb.b, kb.loc, arith::CmpIPredicate::ne, r,
                                            col),
                 [&] {
                   Value factor = kb.load(factors, {r});
@@ -190,13 +190,13 @@ void buildKernel(stage::LandmarkSealOp op, KernelBuilder &kb) {
   // Every lane read the count word at the top; store the count last.
   kb.barrier();
   kb.ifThen(andI(kb, eq(kb, kb.threadId(), kb.index(0)),
-                 kb.b.create<arith::XOrIOp>(
+                 arith::XOrIOp::create(kb.b, 
                      kb.loc, sealed,
-                     kb.b.create<arith::ConstantOp>(kb.loc,
+                     arith::ConstantOp::create(kb.b, kb.loc,
                                                     kb.b.getBoolAttr(true)))),
             [&] {
               auto store = [&](Value v, Value word) {
-                kb.store(kb.b.create<arith::IndexCastUIOp>(
+                kb.store(arith::IndexCastUIOp::create(kb.b, 
                              kb.loc, kb.b.getI32Type(), v),
                          meta, {word});
               };

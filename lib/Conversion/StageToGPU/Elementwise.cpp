@@ -58,7 +58,7 @@ void buildKernel(stage::EmbedGatherOp op, KernelBuilder &kb) {
     Value base = kb.mul(group, kb.index(8));
     for (int64_t j = 0; j < 8; ++j) {
       Value half = (j % 2 == 0) ? even : odd;
-      Value v = kb.b.create<vector::ExtractOp>(kb.loc, half, j / 2);
+      Value v = vector::ExtractOp::create(kb.b, kb.loc, half, j / 2);
       v = kb.select(valid, v, kb.f32(0.0f));
       Value column = kb.add(base, kb.index(j));
       if (hidden % 8 == 0)

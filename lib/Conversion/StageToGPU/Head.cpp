@@ -64,11 +64,11 @@ void buildKernel(stage::ClusterLogitsOp op, KernelBuilder &kb) {
     SmallVector<Value> totals = kb.reduceMany(partials);
     Value y = totals.front();
     for (int64_t r = 1; r < perItem; ++r)
-      y = kb.select(kb.b.create<arith::CmpIOp>(kb.loc, arith::CmpIPredicate::eq, tid,
+      y = kb.select(arith::CmpIOp::create(kb.b, kb.loc, arith::CmpIPredicate::eq, tid,
                                                kb.index(r)),
                     totals[r], y);
     Value row = kb.add(first, tid);
-    kb.ifThen(kb.b.create<arith::AndIOp>(kb.loc, kb.ult(tid, kb.index(perItem)),
+    kb.ifThen(arith::AndIOp::create(kb.b, kb.loc, kb.ult(tid, kb.index(perItem)),
                                          kb.ult(row, kb.index(clusters))),
               [&] { kb.store(y, out, {row}); });
   });
@@ -120,7 +120,7 @@ void buildKernel(stage::HeadRowsOp op, KernelBuilder &kb) {
                          ReduceKind::Add);
   Value clusterLogp = kb.fsub(kb.load(logits, {cluster}), kb.fadd(zMax, kb.log(zSum)));
   Value gate = kb.paramF32(kb.buffer(op.getParams()), 2);
-  Value closed = kb.b.create<arith::CmpFOp>(kb.loc, arith::CmpFPredicate::OLT,
+  Value closed = arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::OLT,
                                             clusterLogp, gate);
   kb.ifThenElse(
       closed,
@@ -152,9 +152,9 @@ void buildKernel(stage::HeadRowsOp op, KernelBuilder &kb) {
               Value m = carried[0];
               for (int64_t r = 0; r < perItem; ++r) {
                 Value i = kb.add(first, kb.index(r));
-                Value mine = kb.b.create<arith::AndIOp>(
+                Value mine = arith::AndIOp::create(kb.b, 
                     kb.loc, kb.ult(i, kb.index(clusterSize)),
-                    kb.b.create<arith::CmpIOp>(kb.loc, arith::CmpIPredicate::eq,
+                    arith::CmpIOp::create(kb.b, kb.loc, arith::CmpIPredicate::eq,
                                                kb.rem(i, kb.index(kb.getWorkgroupSize())), tid));
                 Value v = totals[r];
                 if (op.getRowScale())

@@ -43,7 +43,7 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
   int64_t count = rows.size();
   int64_t unroll = std::max<int64_t>(1, kLoadsInFlight / count);
   auto vecF32 = VectorType::get({4}, b.getF32Type());
-  Value zero = b.create<arith::ConstantOp>(
+  Value zero = arith::ConstantOp::create(b, 
       kb.loc, DenseElementsAttr::get(vecF32, b.getF32FloatAttr(0.0f)));
   Value span = kb.select(kb.ult(start, end), kb.sub(end, start), kb.index(0));
   Value groupCount = kb.div(kb.add(span, kb.index(step - 1)), kb.index(step));
@@ -78,7 +78,7 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
                      });
   SmallVector<Value> dots;
   for (Value v : acc)
-    dots.push_back(b.create<vector::ReductionOp>(kb.loc, vector::CombiningKind::ADD, v));
+    dots.push_back(vector::ReductionOp::create(b, kb.loc, vector::CombiningKind::ADD, v));
   return dots;
 }
 
@@ -114,7 +114,7 @@ public:
     // a stray word stays in bounds): its rows and scales start at e·R, e·C.
     if (op.getExpert()) {
       Value word = kb.load(kb.buffer(op.getExpert()), {kb.index(0)});
-      Value e = kb.min(kb.b.create<arith::IndexCastUIOp>(
+      Value e = kb.min(arith::IndexCastUIOp::create(kb.b, 
                            kb.loc, kb.b.getIndexType(), word),
                        kb.index(op.getNumExperts() - 1));
       rowBase = kb.mul(e, kb.index(rows));
@@ -156,7 +156,7 @@ public:
     // Thread r picks total r.
     Value y = totals.front();
     for (int64_t r = 1; r < rowsPerItem; ++r)
-      y = kb.select(kb.b.create<arith::CmpIOp>(kb.loc, arith::CmpIPredicate::eq, tid,
+      y = kb.select(arith::CmpIOp::create(kb.b, kb.loc, arith::CmpIPredicate::eq, tid,
                                                kb.index(r)),
                     totals[r], y);
     Value row = kb.add(firstRow, tid);
@@ -181,7 +181,7 @@ public:
 
   /// Whether this thread stored `row` (row = first row of its block + thread id).
   Value ownsRow(Value row) {
-    return kb.b.create<arith::AndIOp>(kb.loc, kb.ult(kb.threadId(), kb.index(rowsPerItem)),
+    return arith::AndIOp::create(kb.b, kb.loc, kb.ult(kb.threadId(), kb.index(rowsPerItem)),
                                       kb.ult(row, kb.index(rows)));
   }
 

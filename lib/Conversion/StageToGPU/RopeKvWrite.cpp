@@ -32,8 +32,8 @@ static void rotateDim(KernelBuilder &kb, Value rel, Value position,
         Value exponent = kb.fmul(kb.indexToF32(rel),
                                  kb.f32(-2.0f * std::log(theta) / float(rotaryDim)));
         Value angle = kb.fmul(kb.indexToF32(position), kb.exp(exponent));
-        Value c = kb.b.create<math::CosOp>(kb.loc, angle);
-        Value s = kb.b.create<math::SinOp>(kb.loc, angle);
+        Value c = math::CosOp::create(kb.b, kb.loc, angle);
+        Value s = math::SinOp::create(kb.b, kb.loc, angle);
         Value partner = kb.add(rel, kb.index(half));
         Value x = read(rel), y = read(partner);
         write(rel, kb.fsub(kb.fmul(x, c), kb.fmul(y, s)));

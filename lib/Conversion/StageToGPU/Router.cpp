@@ -57,20 +57,20 @@ void buildKernel(stage::RouterOp op, KernelBuilder &kb) {
         Value err = kb.fsub(d2, projected);
         Value score = kb.fsub(kb.load(bias, {e}), err);
         if (shells) {
-          Value masked = kb.b.create<arith::CmpFOp>(
+          Value masked = arith::CmpFOp::create(kb.b, 
               kb.loc, arith::CmpFPredicate::OGT, err, kb.load(shells, {e}));
           score = kb.select(masked, negInf, score);
         }
-        Value better = kb.b.create<arith::CmpFOp>(
+        Value better = arith::CmpFOp::create(kb.b, 
             kb.loc, arith::CmpFPredicate::OGT, score, carried[0]);
         return {kb.select(better, score, carried[0]),
                 kb.select(better, e, carried[1])};
       });
   Value chosen = best[1];
-  kb.ifThen(kb.b.create<arith::CmpIOp>(kb.loc, arith::CmpIPredicate::eq,
+  kb.ifThen(arith::CmpIOp::create(kb.b, kb.loc, arith::CmpIPredicate::eq,
                                        kb.threadId(), kb.index(0)),
             [&] {
-              Value id = kb.b.create<arith::IndexCastUIOp>(
+              Value id = arith::IndexCastUIOp::create(kb.b, 
                   kb.loc, kb.b.getI32Type(), chosen);
               kb.store(id, kb.buffer(op.getSelected()), {kb.index(0)});
             });

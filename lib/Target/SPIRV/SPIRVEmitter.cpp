@@ -66,7 +66,7 @@ void attributionsToAllocs(gpu::GPUFuncOp func) {
     auto type = llvm::cast<MemRefType>(arg.getType());
     auto workgroup = spirv::StorageClassAttr::get(func.getContext(),
                                                   spirv::StorageClass::Workgroup);
-    auto alloc = builder.create<memref::AllocOp>(
+    auto alloc = memref::AllocOp::create(builder, 
         func.getLoc(), MemRefType::get(type.getShape(), type.getElementType(),
                                        MemRefLayoutAttrInterface(), workgroup));
     arg.replaceAllUsesWith(alloc.getResult());
@@ -97,7 +97,7 @@ OwningOpRef<ModuleOp> isolateKernel(gpu::GPUModuleOp gpuModule,
                      builder.getUnitAttr());
   (*module)->setAttr(spirv::getTargetEnvAttrName(), env);
   builder.setInsertionPointToEnd(module->getBody());
-  auto copy = builder.create<gpu::GPUModuleOp>(gpuModule.getLoc(),
+  auto copy = gpu::GPUModuleOp::create(builder, gpuModule.getLoc(),
                                                kernel.getName());
   builder.setInsertionPointToStart(copy.getBody());
   auto func = llvm::cast<gpu::GPUFuncOp>(builder.clone(*kernel));

@@ -52,44 +52,49 @@ std::optional<WeightRule> lookupRule(Family family, StringRef canonical) {
         .Case("final_norm", WeightRule{K::Tensor, {H}, "[H]"})
         .Case("head.clusters", WeightRule{K::Tensor, {A, H}, "[NC, H]"})
         .Case("head.rows", WeightRule{K::Matrix, {V, H}, "[V, H]"})
-        .Cases("layers.{i}.in_norm", "layers.{i}.post_norm",
+        .Cases({"layers.{i}.in_norm", "layers.{i}.post_norm"},
                WeightRule{K::Tensor, {H}, "[H]"})
-        .Cases("layers.{i}.gdn.qkv", "layers.{i}.gdn.z", "layers.{i}.gdn.a",
-               "layers.{i}.gdn.b", WeightRule{K::Matrix, {A, H}, "[*, H]"})
-        .Case("layers.{i}.gdn.conv", WeightRule{K::Tensor, {A, A}, "[cdim, kk]"})
-        .Cases("layers.{i}.gdn.A_log", "layers.{i}.gdn.dt_bias",
+        .Cases({"layers.{i}.gdn.qkv", "layers.{i}.gdn.z", "layers.{i}.gdn.a",
+                "layers.{i}.gdn.b"},
+               WeightRule{K::Matrix, {A, H}, "[*, H]"})
+        .Case("layers.{i}.gdn.conv",
+              WeightRule{K::Tensor, {A, A}, "[cdim, kk]"})
+        .Cases({"layers.{i}.gdn.A_log", "layers.{i}.gdn.dt_bias"},
                WeightRule{K::Tensor, {A}, "[nv]"})
         .Case("layers.{i}.gdn.norm", WeightRule{K::Tensor, {A}, "[dv]"})
         .Case("layers.{i}.gdn.out", WeightRule{K::Matrix, {H, A}, "[H, nv*dv]"})
-        .Cases("layers.{i}.attn.q", "layers.{i}.attn.k", "layers.{i}.attn.v",
+        .Cases({"layers.{i}.attn.q", "layers.{i}.attn.k", "layers.{i}.attn.v"},
                WeightRule{K::Matrix, {A, H}, "[*, H]"})
         .Case("layers.{i}.attn.o", WeightRule{K::Matrix, {H, A}, "[H, qh*hd]"})
-        .Cases("layers.{i}.attn.sink_k", "layers.{i}.attn.sink_v",
+        .Cases({"layers.{i}.attn.sink_k", "layers.{i}.attn.sink_v"},
                WeightRule{K::Tensor, {A, A, A}, "[kvh, ns, hd]"})
-        .Cases("layers.{i}.ffn.gate", "layers.{i}.ffn.up",
-               "layers.{i}.moe.experts.{e}.gate", "layers.{i}.moe.experts.{e}.up",
+        .Cases({"layers.{i}.ffn.gate", "layers.{i}.ffn.up",
+                "layers.{i}.moe.experts.{e}.gate",
+                "layers.{i}.moe.experts.{e}.up"},
                WeightRule{K::Matrix, {I, H}, "[I, H]"})
-        .Cases("layers.{i}.ffn.down", "layers.{i}.moe.experts.{e}.down",
+        .Cases({"layers.{i}.ffn.down", "layers.{i}.moe.experts.{e}.down"},
                WeightRule{K::Matrix, {H, I}, "[H, I]"})
         .Case("layers.{i}.moe.centres", WeightRule{K::Tensor, {A, H}, "[E, H]"})
-        .Case("layers.{i}.moe.basis", WeightRule{K::Tensor, {A, A, H}, "[E, R, H]"})
-        .Cases("layers.{i}.moe.bias", "layers.{i}.moe.shells",
+        .Case("layers.{i}.moe.basis",
+              WeightRule{K::Tensor, {A, A, H}, "[E, R, H]"})
+        .Cases({"layers.{i}.moe.bias", "layers.{i}.moe.shells"},
                WeightRule{K::Tensor, {A}, "[E]"})
         .Default(std::nullopt);
   return llvm::StringSwitch<std::optional<WeightRule>>(canonical)
       .Case("head", WeightRule{K::Matrix, {V, H}, "[V, H]"})
       .Case("head_scale", WeightRule{K::Tensor, {V}, "[V]"})
-      .Cases("layers.{i}.attn.q", "layers.{i}.attn.gate", "layers.{i}.attn.k",
-             "layers.{i}.attn.v", WeightRule{K::Matrix, {A, H}, "[*, H]"})
+      .Cases({"layers.{i}.attn.q", "layers.{i}.attn.gate", "layers.{i}.attn.k",
+              "layers.{i}.attn.v"},
+             WeightRule{K::Matrix, {A, H}, "[*, H]"})
       .Case("layers.{i}.attn.o", WeightRule{K::Matrix, {H, A}, "[H, qh*hd]"})
       .Case("layers.{i}.attn.s_qk", WeightRule{K::Tensor, {A, A}, "[qh, hd]"})
       .Case("layers.{i}.attn.s_g", WeightRule{K::Tensor, {A}, "[qh*hd]"})
-      .Cases("layers.{i}.mlp.gate", "layers.{i}.mlp.up",
+      .Cases({"layers.{i}.mlp.gate", "layers.{i}.mlp.up"},
              WeightRule{K::Matrix, {I, H}, "[I, H]"})
       .Case("layers.{i}.mlp.down", WeightRule{K::Matrix, {H, I}, "[H, I]"})
-      .Cases("layers.{i}.mlp.s_u", "layers.{i}.mlp.s_v",
+      .Cases({"layers.{i}.mlp.s_u", "layers.{i}.mlp.s_v"},
              WeightRule{K::Tensor, {I}, "[I]"})
-      .Cases("layers.{i}.alpha_attn", "layers.{i}.alpha_mlp",
+      .Cases({"layers.{i}.alpha_attn", "layers.{i}.alpha_mlp"},
              WeightRule{K::Tensor, {H}, "[H]"})
       .Default(std::nullopt);
 }
