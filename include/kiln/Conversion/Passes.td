@@ -46,7 +46,8 @@ def ConvertStageToGPU : Pass<"convert-stage-to-gpu", "::mlir::ModuleOp"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
     "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+    "::mlir::scf::SCFDialect", "::mlir::spirv::SPIRVDialect",
+    "::mlir::vector::VectorDialect"
   ];
   let options = [
     Option<"rowWorkgroupSize", "row-workgroup-size", "int64_t", /*default=*/"64",

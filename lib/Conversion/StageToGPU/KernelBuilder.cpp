@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -319,49 +320,21 @@ SmallVector<Value> KernelBuilder::reduceMany(ValueRange partials) {
   return totals;
 }
 
-Value KernelBuilder::halfBitsToF32(Value bits) {
-  // Exact for every finite half without Float16 support: normals rebias the
-  // exponent (127 - 15 = 112), subnormals are integer · 2^-24.
-  auto vecI32 = VectorType::get({4}, b.getI32Type());
-  auto vecF32 = VectorType::get({4}, b.getF32Type());
-  auto splatI = [&](int32_t v) {
-    return arith::ConstantOp::create(b, 
-        loc, DenseElementsAttr::get(vecI32, b.getI32IntegerAttr(v)));
-  };
-  auto splatF = [&](float v) {
-    return arith::ConstantOp::create(b, 
-        loc, DenseElementsAttr::get(vecF32, b.getF32FloatAttr(v)));
-  };
-  Value sign = arith::ShLIOp::create(b, 
-      loc, arith::AndIOp::create(b, loc, bits, splatI(0x8000)), splatI(16));
-  Value magnitude = arith::AndIOp::create(b, loc, bits, splatI(0x7fff));
-  Value normalBits = arith::OrIOp::create(b, 
-      loc, sign,
-      arith::AddIOp::create(b, 
-          loc, arith::ShLIOp::create(b, loc, magnitude, splatI(13)),
-          splatI(0x38000000)));
-  Value normal = arith::BitcastOp::create(b, loc, vecF32, normalBits);
-  Value tiny = arith::MulFOp::create(b, 
-      loc, arith::UIToFPOp::create(b, loc, vecF32, magnitude),
-      splatF(5.9604644775390625e-8f));
-  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, sign,
-                                           splatI(0));
-  Value signedTiny =
-      arith::SelectOp::create(b, loc, negative, arith::NegFOp::create(b, loc, tiny), tiny);
-  Value isNormal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                           magnitude, splatI(0x400));
-  return arith::SelectOp::create(b, loc, isNormal, normal, signedTiny);
-}
-
 std::pair<Value, Value> KernelBuilder::decodeHalves(Value words) {
-  auto vecI32 = VectorType::get({4}, b.getI32Type());
-  Value mask = arith::ConstantOp::create(b, 
-      loc, DenseElementsAttr::get(vecI32, b.getI32IntegerAttr(0xffff)));
-  Value sixteen = arith::ConstantOp::create(b, 
-      loc, DenseElementsAttr::get(vecI32, b.getI32IntegerAttr(16)));
-  Value low = arith::AndIOp::create(b, loc, words, mask);
-  Value high = arith::ShRUIOp::create(b, loc, words, sixteen);
-  return {halfBitsToF32(low), halfBitsToF32(high)};
+  // GLSL.std.450 UnpackHalf2x16: one instruction per word (exact, subnormals
+  // included, and no Float16 capability needed), where decoding the bits with
+  // integer arithmetic costs about a dozen instructions a half.
+  auto vecF32 = VectorType::get({4}, b.getF32Type());
+  auto pairF32 = VectorType::get({2}, b.getF32Type());
+  SmallVector<Value> low, high;
+  for (int64_t w = 0; w < 4; ++w) {
+    Value word = vector::ExtractOp::create(b, loc, words, w);
+    Value pair = spirv::GLUnpackHalf2x16Op::create(b, loc, pairF32, word);
+    low.push_back(vector::ExtractOp::create(b, loc, pair, 0));
+    high.push_back(vector::ExtractOp::create(b, loc, pair, 1));
+  }
+  return {vector::FromElementsOp::create(b, loc, vecF32, low),
+          vector::FromElementsOp::create(b, loc, vecF32, high)};
 }
 
 Value KernelBuilder::decodeCodes(Value word) {

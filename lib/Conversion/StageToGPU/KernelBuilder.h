@@ -169,7 +169,6 @@ public:
   mlir::Value decodeCodes(mlir::Value word);
 
 private:
-  mlir::Value halfBitsToF32(mlir::Value bits);
   mlir::Value reduceScratch();
   mlir::Value manyScratch(int64_t count);
 
@@ -205,6 +204,12 @@ void buildRowEpilogueKernel(llvm::ArrayRef<stage::MatVecOp> ops, KernelBuilder &
 llvm::SmallVector<mlir::Value>
 stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format, int64_t columns,
                mlir::Value weight, llvm::ArrayRef<mlir::Value> rows, mlir::Value start,
+               mlir::Value end, int64_t step,
+               const std::function<mlir::Value(mlir::Value)> &input);
+/// The same over rows of several matrices of one shape: (weight, row) pairs.
+llvm::SmallVector<mlir::Value>
+stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format, int64_t columns,
+               llvm::ArrayRef<std::pair<mlir::Value, mlir::Value>> rows, mlir::Value start,
                mlir::Value end, int64_t step,
                const std::function<mlir::Value(mlir::Value)> &input);
 KernelShape shapeOfElementwise(mlir::Operation *op, const StageToGPUOptions &o);

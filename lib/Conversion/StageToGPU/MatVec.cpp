@@ -39,6 +39,16 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
                                   int64_t columns, Value weight, ArrayRef<Value> rows,
                                   Value start, Value end, int64_t step,
                                   const std::function<Value(Value)> &input) {
+  SmallVector<std::pair<Value, Value>> weightRows;
+  for (Value row : rows)
+    weightRows.push_back({weight, row});
+  return stridedRowDots(kb, format, columns, weightRows, start, end, step, input);
+}
+
+SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
+                                  int64_t columns, ArrayRef<std::pair<Value, Value>> rows,
+                                  Value start, Value end, int64_t step,
+                                  const std::function<Value(Value)> &input) {
   OpBuilder &b = kb.b;
   int64_t count = rows.size();
   int64_t unroll = std::max<int64_t>(1, kLoadsInFlight / count);
@@ -52,7 +62,7 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
     SmallVector<SmallVector<Value>> words(groups);
     for (int64_t u = 0; u < groups; ++u) {
       groupIds.push_back(kb.add(base, kb.index(u * step)));
-      for (Value row : rows)
+      for (auto [weight, row] : rows)
         words[u].push_back(kb.load(weight, {row, groupIds.back()}));
     }
     SmallVector<Value> sums(carried.begin(), carried.end());
@@ -124,42 +134,55 @@ public:
 
   int64_t items() const { return ceilDiv(rows, rowsPerItem) * splitK; }
 
-  /// Computes item (row block, chunk) with the whole workgroup; thread r
-  /// stores the block's row r. Returns that row (meaningful where
-  /// ownsRow(row) holds).
-  Value emitItem(Value item) {
-    Value tid = kb.threadId();
+  /// An item's rows: (row block, chunk) and the weight rows it reads.
+  struct Item {
+    Value chunk, first, end, firstRow;
+    SmallVector<std::pair<Value, Value>> weightRows;
+  };
+
+  Item itemAt(Value item) {
+    Item it;
     Value block = kb.div(item, kb.index(splitK));
-    Value chunk = kb.rem(item, kb.index(splitK));
-    Value first = kb.mul(chunk, kb.index(perChunk));
-    Value end = kb.min(kb.add(first, kb.index(perChunk)), kb.index(groups));
-    Value firstRow = kb.mul(block, kb.index(rowsPerItem));
+    it.chunk = kb.rem(item, kb.index(splitK));
+    it.first = kb.mul(it.chunk, kb.index(perChunk));
+    it.end = kb.min(kb.add(it.first, kb.index(perChunk)), kb.index(groups));
+    it.firstRow = kb.mul(block, kb.index(rowsPerItem));
     // Rows past the matrix (a ragged last block) read the last row and are
     // not stored.
-    SmallVector<Value> weightRows;
     for (int64_t r = 0; r < rowsPerItem; ++r) {
-      Value row = kb.min(kb.add(firstRow, kb.index(r)), kb.index(rows - 1));
-      weightRows.push_back(rowBase ? kb.add(rowBase, row) : row);
+      Value row = kb.min(kb.add(it.firstRow, kb.index(r)), kb.index(rows - 1));
+      it.weightRows.push_back({weight, rowBase ? kb.add(rowBase, row) : row});
     }
-    SmallVector<Value> partials = stridedRowDots(
-        kb, op.getFormat(), op.getColumns(), weight, weightRows, kb.add(first, tid), end, kb.getWorkgroupSize(),
-        [&](Value column) {
-          Value x = kb.load(input, {column});
-          if (up)
-            x = kb.fmul(kb.silu(x), kb.load(up, {column}));
-          if (colScale)
-            x = kb.fmul(x, kb.load(colScale, {colBase ? kb.add(colBase, column)
-                                                      : column}));
-          return x;
-        });
-    SmallVector<Value> totals = kb.reduceMany(partials);
-    // Thread r picks total r.
+    return it;
+  }
+
+  /// The activation at `column` this mat-vec multiplies.
+  Value inputAt(Value column) {
+    Value x = kb.load(input, {column});
+    if (up)
+      x = kb.fmul(kb.silu(x), kb.load(up, {column}));
+    if (colScale)
+      x = kb.fmul(x, kb.load(colScale, {colBase ? kb.add(colBase, column) : column}));
+    return x;
+  }
+
+  /// This thread's partials of the item's rows.
+  SmallVector<Value> partials(const Item &it) {
+    return stridedRowDots(kb, op.getFormat(), op.getColumns(), it.weightRows,
+                          kb.add(it.first, kb.threadId()), it.end, kb.getWorkgroupSize(),
+                          [&](Value column) { return inputAt(column); });
+  }
+
+  /// Thread r stores total r (the block's row r). Returns that row
+  /// (meaningful where ownsRow(row) holds).
+  Value store(const Item &it, ArrayRef<Value> totals) {
+    Value tid = kb.threadId();
     Value y = totals.front();
     for (int64_t r = 1; r < rowsPerItem; ++r)
       y = kb.select(arith::CmpIOp::create(kb.b, kb.loc, arith::CmpIPredicate::eq, tid,
-                                               kb.index(r)),
+                                          kb.index(r)),
                     totals[r], y);
-    Value row = kb.add(firstRow, tid);
+    Value row = kb.add(it.firstRow, tid);
     kb.ifThen(ownsRow(row), [&] {
       Value v = y;
       Value wrow = rowBase ? kb.add(rowBase, row) : row;
@@ -169,7 +192,7 @@ public:
         v = kb.fmul(v, kb.load(kb.buffer(op.getFold()), {row}));
       SmallVector<Value> at;
       if (splitK > 1)
-        at = {chunk, row};
+        at = {it.chunk, row};
       else
         at = {row};
       if (op.getAccumulate())
@@ -177,6 +200,22 @@ public:
       kb.store(v, out, at);
     });
     return row;
+  }
+
+  /// Computes item (row block, chunk) with the whole workgroup; thread r
+  /// stores the block's row r.
+  Value emitItem(Value item) {
+    Item it = itemAt(item);
+    return store(it, kb.reduceMany(partials(it)));
+  }
+
+  /// Whether `other` multiplies the same activations over the same items, so
+  /// that one pass over the columns serves both.
+  bool sharesInput(MatVecRows &other) {
+    return input == other.input && up == other.up && colScale == other.colScale &&
+           colBase == other.colBase && rows == other.rows && splitK == other.splitK &&
+           groups == other.groups && op.getFormat() == other.op.getFormat() &&
+           op.getColumns() == other.op.getColumns();
   }
 
   /// Whether this thread stored `row` (row = first row of its block + thread id).
@@ -212,10 +251,29 @@ void buildRowEpilogueKernel(ArrayRef<stage::MatVecOp> ops, KernelBuilder &kb,
     matvecs.emplace_back(op, kb, perItem);
   int64_t items = matvecs.front().items();
   int64_t workgroups = kb.gridWorkgroups(std::min(items, kMaxWorkgroups));
+  bool shared = llvm::all_of(matvecs, [&](MatVecRows &m) {
+    return m.sharesInput(matvecs.front());
+  });
   kb.forLoop(kb.workgroupId(), kb.index(items), kb.index(workgroups), [&](Value item) {
     Value row;
-    for (MatVecRows &m : matvecs)
-      row = m.emitItem(item);
+    if (shared) {
+      // One pass over the columns for every mat-vec (gate and up): all their
+      // rows' loads in flight together, one reduction.
+      SmallVector<MatVecRows::Item> its;
+      SmallVector<std::pair<Value, Value>> weightRows;
+      for (MatVecRows &m : matvecs) {
+        its.push_back(m.itemAt(item));
+        llvm::append_range(weightRows, its.back().weightRows);
+      }
+      MatVecRows::Item all = its.front();
+      all.weightRows = weightRows;
+      SmallVector<Value> totals = kb.reduceMany(matvecs.front().partials(all));
+      for (auto [i, m] : llvm::enumerate(matvecs))
+        row = m.store(its[i], ArrayRef<Value>(totals).slice(i * perItem, perItem));
+    } else {
+      for (MatVecRows &m : matvecs)
+        row = m.emitItem(item);
+    }
     // Thread r stored every mat-vec's value of row r: it alone reads them.
     kb.ifThen(matvecs.front().ownsRow(row), [&] { epilogue(row); });
   });

@@ -77,9 +77,11 @@ Status Session::allocateBuffers() {
   for (size_t i = 0; i < plan.buffers()->size(); ++i) {
     const kp::Buffer *buffer = plan.buffers()->Get(i);
     auto made = std::make_unique<vk::Buffer>();
-    KILN_RETURN_IF_ERROR(made->create(device_, buffer->byte_size(),
-                                      isHostVisible(buffer->kind()) ? vk::MemoryPlacement::HostVisible
-                                                                    : vk::MemoryPlacement::DeviceLocal,
+    const vk::MemoryPlacement placement =
+        buffer->kind() == kp::BufferKind::Readback ? vk::MemoryPlacement::HostReadback
+        : isHostVisible(buffer->kind())             ? vk::MemoryPlacement::HostVisible
+                                                    : vk::MemoryPlacement::DeviceLocal;
+    KILN_RETURN_IF_ERROR(made->create(device_, buffer->byte_size(), placement,
                                       "session " + bufferWhat(plan, i)));
     buffers_.push_back(std::move(made));
   }

@@ -5,11 +5,13 @@
 namespace kiln::rt::vk {
 namespace {
 
-// The first allowed type having all of `wanted`; UINT32_MAX when none.
+// The first allowed type having all of `wanted` and none of `unwanted`; UINT32_MAX
+// when none.
 uint32_t findMemoryType(const VkPhysicalDeviceMemoryProperties &memory, uint32_t allowed,
-                        VkMemoryPropertyFlags wanted) {
+                        VkMemoryPropertyFlags wanted, VkMemoryPropertyFlags unwanted = 0) {
   for (uint32_t i = 0; i < memory.memoryTypeCount; ++i)
-    if ((allowed & (1u << i)) && (memory.memoryTypes[i].propertyFlags & wanted) == wanted)
+    if ((allowed & (1u << i)) && (memory.memoryTypes[i].propertyFlags & wanted) == wanted &&
+        !(memory.memoryTypes[i].propertyFlags & unwanted))
       return i;
   return UINT32_MAX;
 }
@@ -38,8 +40,17 @@ Status Buffer::create(const Device &device, uint64_t byteSize, MemoryPlacement p
     if (type == UINT32_MAX)
       type = findMemoryType(memory, requirements.memoryTypeBits, 0);
   } else {
-    type = findMemoryType(memory, requirements.memoryTypeBits,
-                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    if (placement == MemoryPlacement::HostReadback) {
+      type = findMemoryType(memory, requirements.memoryTypeBits,
+                            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
+                            VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+      if (type == UINT32_MAX)
+        type = findMemoryType(memory, requirements.memoryTypeBits,
+                              VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+    }
+    if (type == UINT32_MAX)
+      type = findMemoryType(memory, requirements.memoryTypeBits,
+                            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
     if (type == UINT32_MAX)
       type = findMemoryType(memory, requirements.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
   }
@@ -59,7 +70,7 @@ Status Buffer::create(const Device &device, uint64_t byteSize, MemoryPlacement p
   KILN_RETURN_IF_ERROR(vkStatus(result, "vkAllocateMemory").withContext(what));
   KILN_RETURN_IF_ERROR(
       vkStatus(vkBindBufferMemory(device_, buffer_, memory_, 0), "vkBindBufferMemory").withContext(what));
-  if (placement == MemoryPlacement::HostVisible) {
+  if (placement != MemoryPlacement::DeviceLocal) {
     void *pointer = nullptr;
     KILN_RETURN_IF_ERROR(vkStatus(vkMapMemory(device_, memory_, 0, VK_WHOLE_SIZE, 0, &pointer),
                                   "vkMapMemory")

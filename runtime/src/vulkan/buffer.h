@@ -9,7 +9,11 @@
 
 namespace kiln::rt::vk {
 
-enum class MemoryPlacement { DeviceLocal, HostVisible };
+/// DeviceLocal: the GPU's own memory. HostVisible: mapped, written by the host
+/// (any host-visible type). HostReadback: mapped, read by the host: cached system
+/// memory where the device has it (reading a device-local mapping over the bus is
+/// uncached and ~100x slower).
+enum class MemoryPlacement { DeviceLocal, HostVisible, HostReadback };
 
 class Buffer {
 public:
