@@ -91,12 +91,15 @@ static cl::opt<bool> quiet("quiet", cl::desc("no progress lines on stderr"), cl:
                            cl::cat(kilnCategory));
 static cl::opt<int64_t> matvecRowsPerItem(
     "matvec-rows-per-item",
-    cl::desc("tuning: mat-vec rows a workgroup computes together (default 4)"), cl::init(4),
+    cl::desc("tuning: mat-vec rows a workgroup computes together (default 0: by weight "
+             "format, f16 4, q8_2f 8)"),
+    cl::init(0),
     cl::cat(kilnCategory));
 static cl::opt<int64_t> matvecGroupsPerThread(
     "matvec-groups-per-thread",
-    cl::desc("tuning: 16-byte weight groups a mat-vec thread reads per row (default 4)"),
-    cl::init(4), cl::cat(kilnCategory));
+    cl::desc("tuning: 16-byte weight groups a mat-vec thread reads per row (default 0: by "
+             "weight format, f16 4, q8_2f 8)"),
+    cl::init(0), cl::cat(kilnCategory));
 
 namespace {
 
@@ -188,10 +191,10 @@ int main(int argc, char **argv) {
   pipeline.fusion = fusion == "cost" && !noFusion;
   pipeline.costTarget = costTarget;
   pipeline.costTargetFile = targetFile;
-  if (matvecRowsPerItem < 1 || matvecRowsPerItem > 16)
-    return fail("--matvec-rows-per-item must be in [1, 16]");
-  if (matvecGroupsPerThread < 1 || matvecGroupsPerThread > 64)
-    return fail("--matvec-groups-per-thread must be in [1, 64]");
+  if (matvecRowsPerItem < 0 || matvecRowsPerItem > 16)
+    return fail("--matvec-rows-per-item must be in [0, 16] (0: by weight format)");
+  if (matvecGroupsPerThread < 0 || matvecGroupsPerThread > 64)
+    return fail("--matvec-groups-per-thread must be in [0, 64] (0: by weight format)");
   pipeline.matvecRowsPerItem = matvecRowsPerItem;
   pipeline.matvecGroupsPerThread = matvecGroupsPerThread;
 

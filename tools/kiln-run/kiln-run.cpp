@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -282,6 +283,9 @@ int run(const Arguments &args) {
   };
 
   kiln_step_result_t result{};
+  // Wall time of the decode loop after the prompt (host sampling and checks
+  // included).
+  auto decodeStart = std::chrono::steady_clock::now();
   if (args.maxNew > 0) {
     if (kiln_status_t status = kiln_session_prefill(handles.session, args.prompt.data(),
                                                     args.prompt.size(), &result))
@@ -298,6 +302,7 @@ int run(const Arguments &args) {
         return 1;
     }
     generated.push_back(result);
+    decodeStart = std::chrono::steady_clock::now();
     while (static_cast<long>(generated.size()) < args.maxNew) {
       int32_t fed = result.token;
       if (kiln_status_t status = kiln_session_step(handles.session, fed, &result))
@@ -307,6 +312,9 @@ int run(const Arguments &args) {
       generated.push_back(result);
     }
   }
+  const double decodeWallMs =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - decodeStart)
+          .count();
   for (size_t i = 0; i < generated.size(); ++i)
     std::printf(i ? ",%d" : "%d", generated[i].token);
   std::printf("\n");
@@ -342,6 +350,18 @@ int run(const Arguments &args) {
                  static_cast<unsigned long long>(stats.bytes_per_token),
                  static_cast<unsigned long long>(stats.tokens),
                  static_cast<unsigned long long>(stats.calls), stats.ms_per_token);
+    // Prefill (the prompt, which also pays the device's warm-up on the first
+    // call) and decode (generated tokens) apart.
+    const double perDecode =
+        stats.decode_tokens ? stats.decode_ms / static_cast<double>(stats.decode_tokens) : 0.0;
+    std::fprintf(stderr, "prefill tokens/s: %.1f\ndecode ms/token: %.3f\nsubmits/token: %.3f\n"
+                         "wall ms/token: %.3f\n",
+                 stats.prefill_ms > 0 ? 1e3 * static_cast<double>(stats.prefill_tokens) /
+                                            stats.prefill_ms
+                                      : 0.0,
+                 perDecode, stats.decode_tokens ? 1.0 : 0.0,
+                 generated.size() > 1 ? decodeWallMs / static_cast<double>(generated.size() - 1)
+                                      : 0.0);
   }
   if (args.profile) {
     size_t count = 0;

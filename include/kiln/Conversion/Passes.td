@@ -58,10 +58,10 @@ def ConvertStageToGPU : Pass<"convert-stage-to-gpu", "::mlir::ModuleOp"> {
            "Threads per workgroup of the per-head kernels (gdn_step, attention, head_rows); a power of two">,
     Option<"subgroupReduce", "subgroup-reduce", "bool", /*default=*/"true",
            "Use gpu.subgroup_reduce when the target env allows GroupNonUniformArithmetic">,
-    Option<"matvecRowsPerItem", "matvec-rows-per-item", "int64_t", /*default=*/"4",
-           "Mat-vec rows one workgroup computes together (activations read once for all)">,
-    Option<"matvecGroupsPerThread", "matvec-groups-per-thread", "int64_t", /*default=*/"4",
-           "16-byte weight groups a mat-vec thread reads per row (sets the workgroup size)">
+    Option<"matvecRowsPerItem", "matvec-rows-per-item", "int64_t", /*default=*/"0",
+           "Mat-vec rows one workgroup computes together (activations read once for all); 0: by format">,
+    Option<"matvecGroupsPerThread", "matvec-groups-per-thread", "int64_t", /*default=*/"0",
+           "16-byte weight groups a mat-vec thread reads per row (sets the workgroup size); 0: by format">
   ];
 }
 

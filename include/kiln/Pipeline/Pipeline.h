@@ -33,8 +33,9 @@ struct KilnPipelineOptions {
   int64_t reduceWorkgroupSize = 256;
   int64_t headWorkgroupSize = 64;
   bool subgroupReduce = true;
-  int64_t matvecRowsPerItem = 4;
-  int64_t matvecGroupsPerThread = 4;
+  /// Mat-vec shape (StageToGPUOptions); 0 picks by weight format.
+  int64_t matvecRowsPerItem = 0;
+  int64_t matvecGroupsPerThread = 0;
   /// --kiln-fuse-dispatches before convert-stage-to-gpu (docs/fusion.md);
   /// false keeps one stage per dispatch (estimates are still annotated).
   bool fusion = true;

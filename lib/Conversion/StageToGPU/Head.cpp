@@ -22,7 +22,8 @@ namespace kiln {
 static constexpr int64_t kMaxWorkgroups = 65535;
 
 static int64_t clustersPerItem(int64_t clusters, const StageToGPUOptions &o) {
-  return std::max<int64_t>(1, std::min<int64_t>(o.matvecRowsPerItem, clusters));
+  int64_t perItem = matvecShapeFor(stage::MatrixFormat::f16, o).first;
+  return std::max<int64_t>(1, std::min<int64_t>(perItem, clusters));
 }
 
 KernelShape shapeOf(stage::ClusterLogitsOp op, const StageToGPUOptions &o) {
@@ -135,7 +136,8 @@ void buildKernel(stage::HeadRowsOp op, KernelBuilder &kb) {
         // i mod W, the thread that owns it in strided() order, so the
         // log-softmax below reads only what its own thread wrote.
         int64_t perItem = std::max<int64_t>(
-            1, std::min<int64_t>(kb.options().matvecRowsPerItem, clusterSize));
+            1, std::min<int64_t>(matvecShapeFor(op.getFormat(), kb.options()).first,
+                                 clusterSize));
         int64_t items = ceilDiv(clusterSize, perItem);
         Value tid = kb.threadId();
         Value localMax = kb.forLoop(

@@ -28,9 +28,20 @@ static constexpr int64_t kMaxWorkgroups = 65535;
 /// 16-byte loads a thread keeps in flight (rows x unrolled groups).
 static constexpr int64_t kLoadsInFlight = 8;
 
-/// Rows an item holds: the option, at most the mat-vec's rows.
-static int64_t rowsPerItem(int64_t rows, const StageToGPUOptions &o) {
-  return std::max<int64_t>(1, std::min<int64_t>(o.matvecRowsPerItem, rows));
+std::pair<int64_t, int64_t> matvecShapeFor(stage::MatrixFormat format,
+                                           const StageToGPUOptions &o) {
+  // q8_2f rows are half the bytes of f16 ones: more rows and groups per thread
+  // keep as many bytes in flight (a sweep on the H200, docs/performance.md).
+  bool q8 = format == stage::MatrixFormat::q8_2f;
+  int64_t rows = o.matvecRowsPerItem > 0 ? o.matvecRowsPerItem : (q8 ? 8 : 4);
+  int64_t groups = o.matvecGroupsPerThread > 0 ? o.matvecGroupsPerThread : (q8 ? 8 : 4);
+  return {rows, groups};
+}
+
+/// Rows an item holds: the format's choice, at most the mat-vec's rows.
+static int64_t rowsPerItem(stage::MatVecOp op, const StageToGPUOptions &o) {
+  return std::max<int64_t>(
+      1, std::min<int64_t>(matvecShapeFor(op.getFormat(), o).first, op.getRows()));
 }
 
 // The loads of every row and `unroll` groups are issued before their
@@ -95,13 +106,12 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
 KernelShape shapeOf(stage::MatVecOp op, const StageToGPUOptions &o) {
   int64_t groups = memrefSize(op.getWeight(), 1);
   int64_t perChunk = ceilDiv(groups, op.getSplitK());
-  // About matvecGroupsPerThread groups a thread and row, within [32, reduce
-  // size]: every thread busy on a row, few enough partials that the closing
+  // About groupsPerThread groups a thread and row, within [32, reduce size]: every thread busy on a row, few enough partials that the closing
   // reduction stays cheap (measured on the H200, docs/performance.md).
-  int64_t size = std::max<int64_t>(
-      32, llvm::PowerOf2Ceil(ceilDiv(perChunk, std::max<int64_t>(1, o.matvecGroupsPerThread))));
+  int64_t groupsPerThread = matvecShapeFor(op.getFormat(), o).second;
+  int64_t size = std::max<int64_t>(32, llvm::PowerOf2Ceil(ceilDiv(perChunk, groupsPerThread)));
   size = std::min<int64_t>(size, o.reduceWorkgroupSize);
-  int64_t items = ceilDiv(op.getRows(), rowsPerItem(op.getRows(), o)) * op.getSplitK();
+  int64_t items = ceilDiv(op.getRows(), rowsPerItem(op, o)) * op.getSplitK();
   return {size, std::min(items, kMaxWorkgroups)};
 }
 
@@ -234,7 +244,7 @@ private:
 } // namespace
 
 void buildKernel(stage::MatVecOp op, KernelBuilder &kb) {
-  MatVecRows rows(op, kb, rowsPerItem(op.getRows(), kb.options()));
+  MatVecRows rows(op, kb, rowsPerItem(op, kb.options()));
   int64_t workgroups = kb.gridWorkgroups(std::min(rows.items(), kMaxWorkgroups));
   // The item loop is uniform across the workgroup, as the reduction's
   // barriers require.
@@ -244,8 +254,7 @@ void buildKernel(stage::MatVecOp op, KernelBuilder &kb) {
 
 void buildRowEpilogueKernel(ArrayRef<stage::MatVecOp> ops, KernelBuilder &kb,
                             const std::function<void(Value row)> &epilogue) {
-  int64_t rowCount = stage::MatVecOp(ops.front()).getRows();
-  int64_t perItem = rowsPerItem(rowCount, kb.options());
+  int64_t perItem = rowsPerItem(ops.front(), kb.options());
   SmallVector<MatVecRows> matvecs;
   for (stage::MatVecOp op : ops)
     matvecs.emplace_back(op, kb, perItem);

@@ -180,6 +180,10 @@ typedef struct kiln_session_stats_t {
   double gpu_span_ms_per_call;     /* profiling on: GPU time from the first dispatch's start to
                                       the last one's end (barriers and gaps included), mean
                                       over profiled calls; else 0 */
+  uint64_t prefill_tokens;         /* tokens fed by kiln_session_prefill */
+  double prefill_ms;               /* host wall time inside its submissions */
+  uint64_t decode_tokens;          /* tokens fed by kiln_session_step */
+  double decode_ms;                /* host wall time inside its submissions */
 } kiln_session_stats_t;
 
 kiln_status_t kiln_session_stats(const kiln_session_t* session,

@@ -254,7 +254,8 @@ Status Session::checkTokens(const int32_t *tokens, size_t count) const {
   return okStatus();
 }
 
-Status Session::runCall(ProgramState &state, const int32_t *tokens, uint32_t rows) {
+Status Session::runCall(ProgramState &state, const int32_t *tokens, uint32_t rows,
+                        bool decoding) {
   const kp::Plan &plan = plan_.root();
   const vk::Buffer &params = *buffers_[plan.params()->buffer()];
   CallValues values;
@@ -273,7 +274,11 @@ Status Session::runCall(ProgramState &state, const int32_t *tokens, uint32_t row
   auto start = std::chrono::steady_clock::now();
   KILN_RETURN_IF_ERROR(vk::submit(device_.queue(), state.commands.handle(), fence_.handle()));
   KILN_RETURN_IF_ERROR(fence_.waitAndReset(kFenceTimeoutNs));
-  totalMs_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  totalMs_ += ms;
+  (decoding ? decodeMs_ : prefillMs_) += ms;
+  (decoding ? decodeTokens_ : prefillTokens_) += rows;
   ++calls_;
   tokens_ += rows;
   position_ += rows;
@@ -335,7 +340,7 @@ Status Session::prefill(const int32_t *tokens, size_t count, kiln_step_result_t 
   while (done < count) {
     ProgramState &state = prefill_ ? *prefill_ : decode_;
     const uint32_t rows = static_cast<uint32_t>(std::min<size_t>(count - done, state.program->max_rows()));
-    KILN_RETURN_IF_ERROR(fail(runCall(state, tokens + done, rows)));
+    KILN_RETURN_IF_ERROR(fail(runCall(state, tokens + done, rows, /*decoding=*/false)));
     done += rows;
   }
   // A bad readback (NaN, nothing finite) is a result, not a broken device: the session
@@ -348,7 +353,7 @@ Status Session::step(int32_t token, kiln_step_result_t *result) {
   if (!failed_.ok())
     return failed_;
   KILN_RETURN_IF_ERROR(checkTokens(&token, 1));
-  KILN_RETURN_IF_ERROR(fail(runCall(decode_, &token, 1)));
+  KILN_RETURN_IF_ERROR(fail(runCall(decode_, &token, 1, /*decoding=*/true)));
   KILN_RETURN_IF_ERROR(finishReadback());
   return sample(result);
 }
@@ -384,6 +389,10 @@ void Session::stats(kiln_session_stats_t &out) const {
   out.calls = calls_;
   out.total_ms = totalMs_;
   out.ms_per_token = tokens_ ? totalMs_ / static_cast<double>(tokens_) : 0.0;
+  out.prefill_tokens = prefillTokens_;
+  out.prefill_ms = prefillMs_;
+  out.decode_tokens = decodeTokens_;
+  out.decode_ms = decodeMs_;
   out.gpu_span_ms_per_call =
       profiledCalls_ ? profileSpanMs_ / static_cast<double>(profiledCalls_) : 0.0;
 }

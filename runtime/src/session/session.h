@@ -63,7 +63,7 @@ private:
   Status createPipelines();
   Status recordPrograms();
   /// Runs `state` on `rows` tokens at the current position and reads back.
-  Status runCall(ProgramState &state, const int32_t *tokens, uint32_t rows);
+  Status runCall(ProgramState &state, const int32_t *tokens, uint32_t rows, bool decoding);
   /// Turns a logits readback into log-probabilities (once per call).
   Status finishReadback();
   Status sample(kiln_step_result_t *result);
@@ -94,6 +94,10 @@ private:
   uint64_t tokens_ = 0;
   uint64_t calls_ = 0;
   double totalMs_ = 0;
+  // The same for step() alone (generated tokens; prefill's first call also
+  // pays the device's warm-up) and for prefill().
+  uint64_t decodeTokens_ = 0, prefillTokens_ = 0;
+  double decodeMs_ = 0, prefillMs_ = 0;
   std::vector<double> profileMs_;   // per decode dispatch
   uint64_t profiledCalls_ = 0;
   double profileSpanMs_ = 0; // first dispatch start to last end, summed over calls

@@ -88,9 +88,9 @@ func.func @names(%qr: memref<48xf32>, %kr: memref<1x8x16xf32>, %p: memref<4xi32>
 // A routed expert: the kernel reads the router's word once, clamps it to the
 // last of the 4 candidates, and offsets the weight row and the q8_2f scales
 // by e·R and e·C; the column field multiplies the input inside the kernel.
-// 96 rows of one expert, 4 a workgroup: 24 workgroups.
+// 96 rows of one expert, 8 a workgroup (q8_2f's default): 12 workgroups.
 // CHECK-LABEL: func.func @matvec_expert
-// CHECK: gpu.launch_func @kiln_kernels::@expert_gate blocks in (%c24, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}}) args(%arg0 : memref<384x5xvector<4xi32>>, %arg1 : memref<1xi32>, %arg2 : memref<384xf32>, %arg3 : memref<288xf32>, %arg4 : memref<72xf32>, %arg5 : memref<96xf32>)
+// CHECK: gpu.launch_func @kiln_kernels::@expert_gate blocks in (%c12, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}}) args(%arg0 : memref<384x5xvector<4xi32>>, %arg1 : memref<1xi32>, %arg2 : memref<384xf32>, %arg3 : memref<288xf32>, %arg4 : memref<72xf32>, %arg5 : memref<96xf32>)
 // CHECK: gpu.func @expert_gate(
 // CHECK: %[[WORD:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<1xi32>
 // CHECK: %[[E:.*]] = arith.index_castui %[[WORD]] : i32 to index

@@ -2,6 +2,8 @@
 #ifndef KILN_CONVERSION_STAGETOGPU_STAGETOGPU_H
 #define KILN_CONVERSION_STAGETOGPU_STAGETOGPU_H
 
+#include "kiln/Dialect/Stage/IR/StageOps.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -24,10 +26,17 @@ struct StageToGPUOptions {
   int64_t headWorkgroupSize = 64;
   bool subgroupReduce = false;
   /// Mat-vec rows a workgroup computes per item (each group's activations
-  /// read once for all of them) and 16-byte groups a thread reads per row.
-  int64_t matvecRowsPerItem = 4;
-  int64_t matvecGroupsPerThread = 4;
+  /// read once for all of them) and 16-byte groups a thread reads per row;
+  /// 0 picks by weight format (matvecShapeFor).
+  int64_t matvecRowsPerItem = 0;
+  int64_t matvecGroupsPerThread = 0;
 };
+
+/// Rows per item and groups per thread for mat-vecs of `format`: the
+/// options where set, else the per-format defaults measured on the H200
+/// (docs/performance.md: f16 4 x 4, q8_2f 8 x 8).
+std::pair<int64_t, int64_t> matvecShapeFor(stage::MatrixFormat format,
+                                           const StageToGPUOptions &options);
 
 /// Lowers every stage.dispatch of `module` into a kernel of the
 /// `gpu.module @kiln_kernels` and a gpu.launch_func. Errors are emitted as
