@@ -117,6 +117,19 @@ TEST_F(PlanVerifyTest, BindingUsedTwice) {
   EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan kernels[2].bindings[1]: binding 0 used twice");
 }
 
+// Issue 12: binding 0xffffffff reached vkCreateDescriptorSetLayout (binding + 1 wrapped).
+TEST_F(PlanVerifyTest, BindingNumberOutOfRange) {
+  PlanSpec spec = chainPlan();
+  spec.kernels[2].bindings[1].binding = 0xffffffffu;
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan kernels[2].bindings[1]: binding 4294967295 out of "
+                        "range (a kernel's bindings are numbered 0..31)");
+  spec.kernels[2].bindings[1].binding = 32;
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan kernels[2].bindings[1]: binding 32 out of "
+                        "range (a kernel's bindings are numbered 0..31)");
+  spec.kernels[2].bindings[1].binding = 31;
+  EXPECT_EQ(load(spec), "");
+}
+
 TEST_F(PlanVerifyTest, BindingRangePastBuffer) {
   PlanSpec spec = chainPlan();
   spec.kernels[0].bindings[1].range = 128;
@@ -163,6 +176,22 @@ TEST_F(PlanVerifyTest, ZeroGrid) {
   EXPECT_NE(load(spec).find("dispatches[0].grid: dimension 1 is 0"), std::string::npos);
 }
 
+// Issue 12: each grid dimension was capped, the total not (65535^3 workgroups passed).
+// 65535 is within every Vulkan device's per-dimension limit.
+TEST_F(PlanVerifyTest, GridTotalTooLarge) {
+  PlanSpec spec = chainPlan();
+  spec.programs[0].dispatches[1].grid[0] = 65535;
+  spec.programs[0].dispatches[1].grid[1] = 65535;
+  spec.programs[0].dispatches[1].grid[2] = 65535;
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan programs[0] 'decode'.dispatches[1].grid: 65535 x "
+                        "65535 x 65535 workgroups exceed 2147483648 per dispatch");
+  spec.programs[0].dispatches[1].grid[2] = 1; // 2^32 - 2^17 + 1, still over 2^31
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan programs[0] 'decode'.dispatches[1].grid: 65535 x "
+                        "65535 x 1 workgroups exceed 2147483648 per dispatch");
+  spec.programs[0].dispatches[1].grid[1] = 32768; // 2^31 - 2^15: allowed
+  EXPECT_EQ(load(spec), "");
+}
+
 TEST_F(PlanVerifyTest, NoDecodeProgram) {
   PlanSpec spec = chainPlan();
   spec.programs[0].name = "step";
@@ -200,6 +229,26 @@ TEST_F(PlanVerifyTest, WeightPastItsBuffer) {
   spec.weights[1].offset = 112; // 8 widened f32 = 32 bytes: [112, 144) > 128
   EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan weights[1] 'x': range [112, 144) exceeds buffer 0 "
                         "(128 bytes)");
+}
+
+// Issue 12: the placed size of a pitched weight is (rows - 1) * row_pitch_bytes plus a row;
+// unchecked, both the product and the sum wrapped around 2^64 to a range that fit.
+TEST_F(PlanVerifyTest, WeightPlacementOverflows) {
+  PlanSpec spec = chainPlan();
+  // 2 * 2^63 + 8 wraps to 8 bytes: [64, 72) would fit buffer 0.
+  spec.weights[1] = {"x", kp::DType::F16, {3, 4}, 0, 64, kp::WeightLayout::F16RowMajor, 1ull << 63};
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan weights[1] 'x': row_pitch_bytes "
+                        "9223372036854775808 over 3 rows overflows 64 bits");
+  // (2^64 - 4) + 8 wraps in the sum.
+  spec.weights[1].shape = {2, 4};
+  spec.weights[1].rowPitch = ~3ull;
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan weights[1] 'x': row_pitch_bytes "
+                        "18446744073709551612 over 2 rows overflows 64 bits");
+  // 2^80 elements: once "no bytes", which fit anywhere.
+  spec.weights[1] = {"x", kp::DType::F16, {1ull << 40, 1ull << 40}, 0, 64,
+                     kp::WeightLayout::F16ToF32};
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan weights[1] 'x': shape [1099511627776, "
+                        "1099511627776] has more than 2^64 elements");
 }
 
 TEST_F(PlanVerifyTest, WeightLayoutRefusesDtype) {

@@ -8,6 +8,14 @@ namespace kp = kiln::plan;
 
 namespace {
 
+// Binding numbers are bounded, not only counted: drivers size a set layout by the largest
+// number plus one, which wraps for 0xffffffff. kiln-compile numbers a kernel's bindings
+// 0..n-1 with n at most 31 (docs/fusion.md, max-bindings; lavapipe takes 32 a stage).
+constexpr uint32_t kMaxBindingNumber = 31;
+// Workgroups in one dispatch: each dimension is within the device's limit, but their
+// product is unbounded by Vulkan; 2^31 keeps a flattened workgroup index a signed int.
+constexpr uint64_t kMaxDispatchWorkgroups = 1ull << 31;
+
 std::string at(const char *vector, size_t index) {
   return std::string(vector) + "[" + std::to_string(index) + "]";
 }
@@ -73,11 +81,63 @@ Status checkRange(const kp::Plan &plan, uint32_t index, uint64_t offset, uint64_
   if (offset % 4)
     return bad(path, "offset " + std::to_string(offset) + " is not a multiple of 4");
   uint64_t size = bufferSize(plan, index);
-  if (offset > size || bytes > size - offset)
-    return bad(path, "range [" + std::to_string(offset) + ", " + std::to_string(offset + bytes) +
-                         ") exceeds buffer " + std::to_string(index) + " (" + std::to_string(size) +
-                         " bytes)");
+  if (offset > size || bytes > size - offset) {
+    uint64_t end;
+    std::string endText = __builtin_add_overflow(offset, bytes, &end) ? "past 2^64"
+                                                                       : std::to_string(end);
+    return bad(path, "range [" + std::to_string(offset) + ", " + endText + ") exceeds buffer " +
+                         std::to_string(index) + " (" + std::to_string(size) + " bytes)");
+  }
   return okStatus();
+}
+
+std::string shapeText(const kp::WeightTensor &weight) {
+  std::string text;
+  for (uint64_t dim : *weight.shape())
+    text += (text.empty() ? "[" : ", ") + std::to_string(dim);
+  return text + "]";
+}
+
+// The bytes `weight` occupies once placed by its layout, or false with the rule it breaks
+// in `why`. Every product and sum is checked: a size wrapped past 2^64 is a few bytes that
+// pass the range check, and the weight binder would then write rows far past the buffer.
+bool placedBytes(const kp::WeightTensor &weight, uint64_t &bytes, std::string &why) {
+  if (!weight.shape() || weight.shape()->size() == 0) {
+    why = "empty shape";
+    return false;
+  }
+  uint64_t elementBytes = placedElementBytes(weight.layout(), weight.dtype());
+  if (!layoutAccepts(weight.layout(), weight.dtype()) || elementBytes == 0) {
+    why = std::string("layout ") + kp::EnumNameWeightLayout(weight.layout()) +
+          " does not take dtype " + kp::EnumNameDType(weight.dtype());
+    return false;
+  }
+  uint64_t elements = 1;
+  for (uint64_t dim : *weight.shape())
+    if (dim == 0 || __builtin_mul_overflow(elements, dim, &elements)) {
+      why = "shape " + shapeText(weight) +
+            (dim == 0 ? " has a zero dimension" : " has more than 2^64 elements");
+      return false;
+    }
+  if (isRowLayout(weight.layout()) && weight.row_pitch_bytes()) {
+    uint64_t cols = weight.shape()->Get(weight.shape()->size() - 1);
+    uint64_t rows = elements / cols;
+    uint64_t rowBytes;
+    if (__builtin_mul_overflow(rows - 1, weight.row_pitch_bytes(), &bytes) ||
+        __builtin_mul_overflow(cols, elementBytes, &rowBytes) ||
+        __builtin_add_overflow(bytes, rowBytes, &bytes)) {
+      why = "row_pitch_bytes " + std::to_string(weight.row_pitch_bytes()) + " over " +
+            std::to_string(rows) + " rows overflows 64 bits";
+      return false;
+    }
+    return true;
+  }
+  if (__builtin_mul_overflow(elements, elementBytes, &bytes)) {
+    why = "shape " + shapeText(weight) + " at " + std::to_string(elementBytes) +
+          " bytes an element overflows 64 bits";
+    return false;
+  }
+  return true;
 }
 
 Status checkBuffers(const kp::Plan &plan) {
@@ -140,13 +200,16 @@ Status checkWeights(const kp::Plan &plan) {
                              " must be a multiple of 4 and at least the row (" +
                              std::to_string(rowBytes) + " bytes)");
     }
+    uint64_t placed = 0;
+    std::string why;
+    if (!placedBytes(*weight, placed, why))
+      return bad(path, why);
     std::string destination = path + ".buffer";
     KILN_RETURN_IF_ERROR(checkBufferIndex(plan, weight->buffer(), destination));
     if (bufferKind(plan, weight->buffer()) != kp::BufferKind::Weight)
       return bad(destination, "buffer " + std::to_string(weight->buffer()) +
                                   " is not a Weight buffer");
-    KILN_RETURN_IF_ERROR(checkRange(plan, weight->buffer(), weight->byte_offset(),
-                                    placedWeightBytes(*weight), path));
+    KILN_RETURN_IF_ERROR(checkRange(plan, weight->buffer(), weight->byte_offset(), placed, path));
   }
   return okStatus();
 }
@@ -179,14 +242,15 @@ Status checkKernels(const kp::Plan &plan, const DeviceLimits &limits) {
       return bad(path + ".workgroup_size", "missing");
     uint32_t dims[3] = {size->x(), size->y(), size->z()};
     uint64_t invocations = 1;
+    bool wraps = false;
     for (int d = 0; d < 3; ++d) {
       if (dims[d] == 0 || dims[d] > limits.maxWorkgroupSize[d])
         return bad(path + ".workgroup_size", "dimension " + std::to_string(d) + " is " +
                                                  std::to_string(dims[d]) + " (device allows 1.." +
                                                  std::to_string(limits.maxWorkgroupSize[d]) + ")");
-      invocations *= dims[d];
+      wraps = wraps || __builtin_mul_overflow(invocations, dims[d], &invocations);
     }
-    if (invocations > limits.maxWorkgroupInvocations)
+    if (wraps || invocations > limits.maxWorkgroupInvocations)
       return bad(path + ".workgroup_size", std::to_string(invocations) +
                                                " invocations exceed the device's " +
                                                std::to_string(limits.maxWorkgroupInvocations));
@@ -220,6 +284,10 @@ Status checkKernels(const kp::Plan &plan, const DeviceLimits &limits) {
       const kp::Binding *binding = kernel->bindings()->Get(b);
       std::string bpath = path + "." + at("bindings", b);
       KILN_RETURN_IF_ERROR(checkBufferIndex(plan, binding->buffer(), bpath));
+      if (binding->binding() > kMaxBindingNumber)
+        return bad(bpath, "binding " + std::to_string(binding->binding()) +
+                              " out of range (a kernel's bindings are numbered 0.." +
+                              std::to_string(kMaxBindingNumber) + ")");
       if (!bindingSlots.insert(binding->binding()).second)
         return bad(bpath, "binding " + std::to_string(binding->binding()) + " used twice");
       if (binding->access() > kp::Access::MAX || binding->kind() > kp::DescriptorKind::MAX)
@@ -355,11 +423,20 @@ Status checkPrograms(const kp::Plan &plan, const DeviceLimits &limits) {
       if (!grid)
         return bad(dpath + ".grid", "missing");
       uint32_t dims[3] = {grid->x(), grid->y(), grid->z()};
-      for (int i = 0; i < 3; ++i)
+      uint64_t workgroups = 1;
+      bool wraps = false;
+      for (int i = 0; i < 3; ++i) {
         if (dims[i] == 0 || dims[i] > limits.maxWorkgroupCount[i])
           return bad(dpath + ".grid", "dimension " + std::to_string(i) + " is " +
                                           std::to_string(dims[i]) + " (device allows 1.." +
                                           std::to_string(limits.maxWorkgroupCount[i]) + ")");
+        wraps = wraps || __builtin_mul_overflow(workgroups, dims[i], &workgroups);
+      }
+      // Per-dimension limits alone let 65535^3 workgroups through.
+      if (wraps || workgroups > kMaxDispatchWorkgroups)
+        return bad(dpath + ".grid", std::to_string(dims[0]) + " x " + std::to_string(dims[1]) +
+                                        " x " + std::to_string(dims[2]) + " workgroups exceed " +
+                                        std::to_string(kMaxDispatchWorkgroups) + " per dispatch");
       if (dispatch->grid_mode() > kp::GridMode::MAX)
         return bad(dpath, "unknown grid_mode");
       if (dispatch->grid_mode() == kp::GridMode::Indirect)
@@ -394,21 +471,9 @@ Status checkDeviceFlags(const kp::Plan &plan) {
 } // namespace
 
 uint64_t placedWeightBytes(const kp::WeightTensor &weight) {
-  if (!weight.shape() || weight.shape()->size() == 0 || !layoutAccepts(weight.layout(), weight.dtype()))
-    return 0;
-  uint64_t elements = 1;
-  for (uint64_t dim : *weight.shape()) {
-    if (dim == 0 || dim > (1ull << 40) || elements > (1ull << 62) / dim)
-      return 0;
-    elements *= dim;
-  }
-  uint64_t elementBytes = placedElementBytes(weight.layout(), weight.dtype());
-  if (isRowLayout(weight.layout()) && weight.row_pitch_bytes()) {
-    uint64_t cols = weight.shape()->Get(weight.shape()->size() - 1);
-    uint64_t rows = elements / cols;
-    return (rows - 1) * weight.row_pitch_bytes() + cols * elementBytes;
-  }
-  return elements * elementBytes;
+  uint64_t bytes = 0;
+  std::string why;
+  return placedBytes(weight, bytes, why) ? bytes : 0;
 }
 
 Status verifyPlanStructure(const uint8_t *data, size_t size) {

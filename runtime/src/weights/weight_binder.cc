@@ -64,7 +64,28 @@ Status checkWeightsFile(const kiln::io::SafetensorsFile &file, const kp::Plan &p
 
 Status placeWeight(const kiln::io::TensorView &tensor, const kp::WeightTensor &weight,
                    std::vector<uint8_t> &out) {
+  // Defensive even past verification: `out` is sized from the plan, the loops below run
+  // over the tensor, so the two must agree before any byte is written.
+  std::string where = "weight '" + weight.name()->str() + "'";
   const uint64_t placed = placedWeightBytes(weight);
+  if (placed == 0)
+    return invalidArgument(where + ": the plan entry has no valid placement (a bad layout, or "
+                                   "a size past 2^64)");
+  const int64_t count = tensor.elementCount();
+  uint64_t tensorBytes = 0;
+  bool same = count >= 0 && tensor.dtype == toIoDType(weight.dtype()) &&
+              !__builtin_mul_overflow(static_cast<uint64_t>(count),
+                                      static_cast<uint64_t>(kiln::io::dtypeSize(tensor.dtype)),
+                                      &tensorBytes) &&
+              tensorBytes == tensor.byteSize && tensor.data &&
+              tensor.shape.size() == weight.shape()->size();
+  for (flatbuffers::uoffset_t d = 0; same && d < tensor.shape.size(); ++d)
+    same = static_cast<uint64_t>(tensor.shape[d]) == weight.shape()->Get(d);
+  if (!same)
+    return invalidArgument(where + ": the tensor has dtype " + kiln::io::dtypeName(tensor.dtype) +
+                           " and shape " + kiln::io::shapeToString(tensor.shape) + " (" +
+                           std::to_string(tensor.byteSize) + " bytes), the plan places " +
+                           kp::EnumNameDType(weight.dtype()) + " " + planShape(weight));
   try {
     out.assign(placed, 0);
   } catch (const std::bad_alloc &) {
