@@ -2,7 +2,7 @@
 //
 // kiln-ref --config C.json --weights W.safetensors --prompt 1,2,3
 //          [--max-new N] [--greedy | --temperature T --top-p P --seed S]
-//          [--head-top-p P] [--print-logprobs] [--print-experts]
+//          [--head-top-p P | --head-gate G] [--print-logprobs] [--print-experts]
 //
 // A thin command line over lib/Reference: it loads the config and weights,
 // feeds the prompt (Embryo: one step per token; Dory: one call with every
@@ -34,7 +34,8 @@ const char *kUsage =
     "usage: kiln-ref --config C.json --weights W.safetensors --prompt 1,2,3\n"
     "                [--max-new N] [--greedy | --temperature T --top-p P "
     "--seed S]\n"
-    "                [--head-top-p P] [--print-logprobs] [--print-experts]\n"
+    "                [--head-top-p P | --head-gate G] [--print-logprobs]\n"
+    "                [--print-experts]\n"
     "\n"
     "Runs the CPU reference of the config's family on the prompt and prints\n"
     "the new tokens, comma-separated on one line.\n"
@@ -49,6 +50,11 @@ const char *kUsage =
     "  --seed S            sampler seed, an unsigned integer (default 0)\n"
     "  --head-top-p P      Embryo only: gate the hierarchical head from P\n"
     "                      (clusters outside the top-P set are dropped)\n"
+    "  --head-gate G       Embryo only: a fixed head gate, a log-probability\n"
+    "                      (clusters whose log-probability is below G are\n"
+    "                      dropped: their tokens get -inf); the default -inf\n"
+    "                      keeps every cluster; kiln-run's --head-gate\n"
+    "                      applies the same gate on the device\n"
     "  --print-logprobs    print one line per new token instead:\n"
     "                      <token> <its log-probability>\n"
     "  --print-experts     Embryo with MoE: then one line per MoE layer with\n"
@@ -64,6 +70,7 @@ struct Options {
   kiln::ref::SamplingOptions sampling;
   uint64_t seed = 0;
   std::optional<double> headTopP;
+  std::optional<double> headGate;
   bool printLogProbs = false;
   bool printExperts = false;
   bool help = false;
@@ -156,7 +163,8 @@ std::string parseOptions(int argc, char **argv, Options &o) {
     } else if (flag == "--config" || flag == "--weights" ||
                flag == "--prompt" || flag == "--max-new" ||
                flag == "--temperature" || flag == "--top-p" ||
-               flag == "--seed" || flag == "--head-top-p") {
+               flag == "--seed" || flag == "--head-top-p" ||
+               flag == "--head-gate") {
       if (!value(text))
         return flag + " needs a value";
       double number = 0;
@@ -186,6 +194,11 @@ std::string parseOptions(int argc, char **argv, Options &o) {
         if (!parseDouble(text, number) || number <= 0 || number > 1)
           return "--head-top-p: '" + text + "' must be a number in (0, 1]";
         o.headTopP = number;
+      } else if (flag == "--head-gate") {
+        if (!parseDouble(text, number))
+          return "--head-gate: '" + text + "' must be a finite number (a "
+                 "log-probability, e.g. -1.5)";
+        o.headGate = number;
       }
     } else {
       return "unknown option '" + flag + "' (see --help)";
@@ -196,6 +209,8 @@ std::string parseOptions(int argc, char **argv, Options &o) {
   if (sawGreedy && sawTemperature)
     return "--greedy and --temperature exclude each other";
   o.sampling.greedy = !sawTemperature;
+  if (o.headTopP && o.headGate)
+    return "--head-top-p and --head-gate exclude each other";
   if (o.configPath.empty())
     return "--config is required (see --help)";
   if (o.weightsPath.empty())
@@ -223,6 +238,8 @@ int main(int argc, char **argv) {
     return fail(file.error().message());
   if (options.headTopP && !config->isEmbryo())
     return fail("--head-top-p applies to Embryo models only");
+  if (options.headGate && !config->isEmbryo())
+    return fail("--head-gate applies to Embryo models only");
   if (options.printExperts && (!config->isEmbryo() || !config->embryo.moe))
     return fail("--print-experts applies to Embryo models with an MoE only");
   const size_t total = options.prompt.size() + static_cast<size_t>(options.maxNew);
@@ -243,6 +260,8 @@ int main(int argc, char **argv) {
         std::make_shared<const kiln::ref::EmbryoModel>(std::move(*model)));
     if (options.headTopP)
       embryo->setHeadTopP(static_cast<float>(*options.headTopP));
+    if (options.headGate)
+      embryo->setHeadGate(static_cast<float>(*options.headGate));
   } else {
     auto model = kiln::ref::loadDoryModel(*config, *file);
     if (!model)

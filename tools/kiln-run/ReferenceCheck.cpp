@@ -17,7 +17,10 @@ bool dropped(float value) { return !(value > -1e29f); }
 
 class EmbryoRunner : public ReferenceRunner {
 public:
-  explicit EmbryoRunner(std::shared_ptr<const ref::EmbryoModel> model) : session_(model) {}
+  EmbryoRunner(std::shared_ptr<const ref::EmbryoModel> model, float headGate)
+      : session_(model) {
+    session_.setHeadGate(headGate);
+  }
   bool call(const std::vector<int32_t> &tokens, std::vector<float> &logprobs,
             std::string &error) override {
     for (int32_t token : tokens) {
@@ -63,7 +66,7 @@ private:
 
 std::unique_ptr<ReferenceRunner> ReferenceRunner::create(const std::string &configPath,
                                                          const std::string &weightsPath,
-                                                         std::string &error) {
+                                                         float headGate, std::string &error) {
   auto config = io::loadModelConfig(configPath);
   if (!config) {
     error = config.error().message();
@@ -81,7 +84,7 @@ std::unique_ptr<ReferenceRunner> ReferenceRunner::create(const std::string &conf
       return nullptr;
     }
     return std::make_unique<EmbryoRunner>(
-        std::make_shared<const ref::EmbryoModel>(std::move(*model)));
+        std::make_shared<const ref::EmbryoModel>(std::move(*model)), headGate);
   }
   auto model = ref::loadDoryModel(*config, *file);
   if (!model) {

@@ -14,9 +14,12 @@ namespace kiln::tools {
 class ReferenceRunner {
 public:
   /// Loads config and weights; on failure returns null and sets `error`.
+  /// `headGate` is the session's head gate (kiln-run --head-gate, -inf = every
+  /// cluster open): Embryo's hierarchical head drops the clusters below it, as
+  /// the plan does; Dory has no gated head and ignores it (its plans do too).
   static std::unique_ptr<ReferenceRunner> create(const std::string &configPath,
                                                  const std::string &weightsPath,
-                                                 std::string &error);
+                                                 float headGate, std::string &error);
   virtual ~ReferenceRunner() = default;
   /// Feeds `tokens` as ONE call (Dory: one multi-row call; Embryo: token by
   /// token) and returns the log-probabilities after the last one, or sets `error`.

@@ -255,7 +255,8 @@ int run(const Arguments &args) {
     std::string error;
     reference = kiln::tools::ReferenceRunner::create(
         args.checkReference,
-        args.referenceWeights.empty() ? args.weights : args.referenceWeights, error);
+        args.referenceWeights.empty() ? args.weights : args.referenceWeights,
+        static_cast<float>(args.headGate), error);
     if (!reference)
       return fail("--check-reference: " + error), 1;
   }
