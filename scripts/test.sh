@@ -15,6 +15,20 @@ grep -E "^(PASS|FAIL|XFAIL|UNSUPPORTED|UNRESOLVED): Kiln ::" Testing/Temporary/L
 grep -E "Total Discovered Tests|^  (Passed|Failed|Unsupported)" Testing/Temporary/LastTest.log || true
 echo "== GoogleTest suites (each test is one ctest test):"
 grep -cE "^ *[0-9]+/[0-9]+ Test +#[0-9]+: " ctest.log | sed 's/^/   ctest tests run: /'
+# The runtime alone (KILN_BUILD_COMPILER=OFF) must build without MLIR and keep the
+# dependency rules (scripts/check-deps.sh, also a ctest test of the main build).
+echo "== runtime-only build (KILN_BUILD_COMPILER=OFF)"
+gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
+if cmake -S "$root" -B "$build/runtime-only" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
+     -DKILN_BUILD_COMPILER=OFF ${KILN_CMAKE_ARGS:-} > "$build/runtime-only.log" 2>&1 &&
+   cmake --build "$build/runtime-only" -j "$(nproc)" >> "$build/runtime-only.log" 2>&1 &&
+   (cd "$build/runtime-only" && ctest -R dependency-rules --output-on-failure) >> "$build/runtime-only.log" 2>&1; then
+  echo "   runtime-only build and dependency rules: passed"
+else
+  echo "   runtime-only build or dependency rules FAILED (tail of $build/runtime-only.log):"
+  tail -n 30 "$build/runtime-only.log"
+  status=1
+fi
 echo "kiln: build + tests took $(( $(date +%s) - start )) s"
 # End with ctest's own summary.
 sed -n '/tests passed/,$p' ctest.log

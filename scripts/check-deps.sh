@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# HOUSE.md's dependency rules as a test: the runtime, lib/IO and lib/Reference (and their
+# public headers) include no MLIR/LLVM header, and kiln-run links no LLVM/MLIR library.
+#
+#   scripts/check-deps.sh SOURCE_DIR [KILN_RUN]
+set -euo pipefail
+root=${1:?usage: check-deps.sh SOURCE_DIR [KILN_RUN]}
+run=${2:-}
+status=0
+dirs=()
+for d in runtime lib/IO lib/Reference include/kiln/IO include/kiln/Reference; do
+  [ -d "$root/$d" ] && dirs+=("$root/$d")
+done
+if hits=$(grep -rnE '#[[:space:]]*include[[:space:]]*[<"](mlir|llvm|llvm-c)/' "${dirs[@]}"); then
+  echo "check-deps: MLIR/LLVM headers included where HOUSE.md forbids them:"
+  echo "$hits"
+  status=1
+fi
+if [ -n "$run" ]; then
+  if ! libs=$(ldd "$run" 2>&1); then
+    echo "check-deps: ldd $run failed: $libs"
+    status=1
+  elif echo "$libs" | grep -iqE 'libLLVM|libMLIR|libclang'; then
+    echo "check-deps: $run links LLVM/MLIR:"
+    echo "$libs" | grep -iE 'libLLVM|libMLIR|libclang'
+    status=1
+  fi
+  # Static archives leave no trace in ldd: look for their symbols too.
+  if command -v nm > /dev/null && nm -C "$run" 2>/dev/null | grep -qE ' (llvm|mlir)::'; then
+    echo "check-deps: $run holds LLVM/MLIR symbols (linked statically):"
+    nm -C "$run" | grep -E ' (llvm|mlir)::' | head -5
+    status=1
+  fi
+fi
+[ $status -eq 0 ] && echo "check-deps: runtime, lib/IO and lib/Reference are MLIR/LLVM-free${run:+; $(basename "$run") links neither}"
+exit $status
