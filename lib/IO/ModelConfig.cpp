@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/IO/ModelConfig.h"
+#include "kiln/IO/WeightSpec.h"
 
 #include <nlohmann/json.hpp>
 
@@ -358,6 +359,15 @@ public:
            std::to_string(minimum));
   }
 
+  /// value >= minimum, then <= Kiln's limit `maximum` (docs/config.md).
+  void bounded(const std::string &field, int64_t value, int64_t minimum,
+               int64_t maximum) {
+    atLeast(field, value, minimum);
+    if (!failed_ && value > maximum)
+      fail(field + " (" + std::to_string(value) + ") exceeds Kiln's limit " +
+           std::to_string(maximum));
+  }
+
   void inRange(const std::string &field, int64_t value, int64_t low,
                int64_t high) {
     if (!failed_ && (value < low || value > high))
@@ -388,27 +398,40 @@ private:
   Error error_;
 };
 
+// Kiln's size limits (docs/config.md): a config is untrusted input, and sizes whose
+// products overflow, or that no device could hold, are refused by name before anything
+// is allocated. Each is far above the largest model Kiln targets.
+constexpr int64_t kMaxWidth = 1 << 16;        // hidden, intermediate sizes
+constexpr int64_t kMaxVocab = 1 << 24;        // vocab_size, num_clusters, cluster_size
+constexpr int64_t kMaxPosition = 1 << 24;     // max_position, windows
+constexpr int64_t kMaxLayers = 1024;          // num_layers, layer_types
+constexpr int64_t kMaxHeads = 1024;           // heads of every kind, experts, sinks
+constexpr int64_t kMaxHeadDim = 4096;         // head dims
+constexpr int64_t kMaxConvKernel = 64;        // gdn.conv_kernel
+constexpr int64_t kMaxPasses = 64;            // loop.passes
+constexpr int64_t kMaxParameters = 1ll << 36; // all weights: ~137 GB at f16
+
 void checkGdn(RuleChecker &rules, const GdnConfig &gdn) {
-  rules.atLeast("gdn.num_v_heads", gdn.numVHeads, 1);
-  rules.atLeast("gdn.num_k_heads", gdn.numKHeads, 1);
+  rules.bounded("gdn.num_v_heads", gdn.numVHeads, 1, kMaxHeads);
+  rules.bounded("gdn.num_k_heads", gdn.numKHeads, 1, kMaxHeads);
+  rules.bounded("gdn.head_k_dim", gdn.headKDim, 1, kMaxHeadDim);
+  rules.bounded("gdn.head_v_dim", gdn.headVDim, 1, kMaxHeadDim);
+  rules.bounded("gdn.conv_kernel", gdn.convKernel, 1, kMaxConvKernel);
   rules.multipleOfField("gdn.num_v_heads", gdn.numVHeads, "gdn.num_k_heads",
                         gdn.numKHeads);
-  rules.atLeast("gdn.head_k_dim", gdn.headKDim, 1);
-  rules.atLeast("gdn.head_v_dim", gdn.headVDim, 1);
-  rules.atLeast("gdn.conv_kernel", gdn.convKernel, 1);
 }
 
 void checkAnchor(RuleChecker &rules, const AnchorConfig &anchor) {
-  rules.atLeast("anchor.num_q_heads", anchor.numQHeads, 1);
-  rules.atLeast("anchor.num_kv_heads", anchor.numKvHeads, 1);
+  rules.bounded("anchor.num_q_heads", anchor.numQHeads, 1, kMaxHeads);
+  rules.bounded("anchor.num_kv_heads", anchor.numKvHeads, 1, kMaxHeads);
+  rules.bounded("anchor.head_dim", anchor.headDim, 1, kMaxHeadDim);
+  rules.bounded("anchor.window", anchor.window, 1, kMaxPosition);
+  rules.bounded("anchor.num_sinks", anchor.numSinks, 0, kMaxHeads);
   rules.multipleOfField("anchor.num_q_heads", anchor.numQHeads,
                         "anchor.num_kv_heads", anchor.numKvHeads);
-  rules.atLeast("anchor.head_dim", anchor.headDim, 1);
   rules.inRange("anchor.rotary_dim", anchor.rotaryDim, 0, anchor.headDim);
   rules.multipleOf("anchor.rotary_dim", anchor.rotaryDim, 2);
   rules.positiveFinite("anchor.rope_theta", anchor.ropeTheta);
-  rules.atLeast("anchor.window", anchor.window, 1);
-  rules.atLeast("anchor.num_sinks", anchor.numSinks, 0);
   if (rules.failed() || anchor.groupWindows.empty())
     return;
   if (static_cast<int64_t>(anchor.groupWindows.size()) != anchor.numKvHeads) {
@@ -425,7 +448,7 @@ void checkAnchor(RuleChecker &rules, const AnchorConfig &anchor) {
 
 void checkMoe(RuleChecker &rules, const MoeConfig &moe, int64_t numLayers,
               int64_t hiddenSize) {
-  rules.atLeast("moe.num_experts", moe.numExperts, 1);
+  rules.bounded("moe.num_experts", moe.numExperts, 1, kMaxHeads);
   rules.inRange("moe.rank", moe.rank, 0, hiddenSize);
   if (rules.failed())
     return;
@@ -446,8 +469,11 @@ void checkMoe(RuleChecker &rules, const MoeConfig &moe, int64_t numLayers,
 
 void checkEmbryo(RuleChecker &rules, const ModelConfig &config) {
   const EmbryoConfig &embryo = config.embryo;
-  rules.atLeast("num_clusters", embryo.numClusters, 1);
-  rules.atLeast("cluster_size", embryo.clusterSize, 1);
+  rules.bounded("num_clusters", embryo.numClusters, 1, kMaxVocab);
+  rules.bounded("cluster_size", embryo.clusterSize, 1, kMaxVocab);
+  if (!rules.failed() && embryo.numLayers() > kMaxLayers)
+    rules.fail("layer_types lists " + std::to_string(embryo.numLayers()) +
+               " layers, more than Kiln's limit " + std::to_string(kMaxLayers));
   if (!rules.failed() &&
       embryo.numClusters * embryo.clusterSize != config.vocabSize)
     rules.fail("num_clusters (" + std::to_string(embryo.numClusters) +
@@ -479,18 +505,18 @@ void checkEmbryo(RuleChecker &rules, const ModelConfig &config) {
 }
 
 void checkDory(RuleChecker &rules, const DoryConfig &dory) {
-  rules.atLeast("num_layers", dory.numLayers, 1);
-  rules.atLeast("num_q_heads", dory.numQHeads, 1);
-  rules.atLeast("num_kv_heads", dory.numKvHeads, 1);
+  rules.bounded("num_layers", dory.numLayers, 1, kMaxLayers);
+  rules.bounded("num_q_heads", dory.numQHeads, 1, kMaxHeads);
+  rules.bounded("num_kv_heads", dory.numKvHeads, 1, kMaxHeads);
+  rules.bounded("head_dim", dory.headDim, 2, kMaxHeadDim);
+  rules.bounded("window", dory.window, 1, kMaxPosition);
+  rules.bounded("loop.passes", dory.loop.passes, 1, kMaxPasses);
   rules.multipleOfField("num_q_heads", dory.numQHeads, "num_kv_heads",
                         dory.numKvHeads);
   // Full rotary on pairs (i, i + head_dim/2): an even head dim.
-  rules.atLeast("head_dim", dory.headDim, 2);
   rules.multipleOf("head_dim", dory.headDim, 2);
   rules.positiveFinite("rope_theta", dory.ropeTheta);
-  rules.atLeast("window", dory.window, 1);
   rules.positiveFinite("attn_scale", dory.attnScale);
-  rules.atLeast("loop.passes", dory.loop.passes, 1);
   if (!rules.failed() && dory.loop.exitThreshold) {
     double threshold = *dory.loop.exitThreshold;
     if (!(threshold > 0.0 && threshold <= 1.0))
@@ -505,16 +531,24 @@ void checkDory(RuleChecker &rules, const DoryConfig &dory) {
 
 Status validateModelConfig(const ModelConfig &config) {
   RuleChecker rules;
-  rules.atLeast("hidden_size", config.hiddenSize, 1);
-  rules.atLeast("intermediate_size", config.intermediateSize, 1);
-  rules.atLeast("vocab_size", config.vocabSize, 2);
+  rules.bounded("hidden_size", config.hiddenSize, 1, kMaxWidth);
+  rules.bounded("intermediate_size", config.intermediateSize, 1, kMaxWidth);
+  rules.bounded("vocab_size", config.vocabSize, 2, kMaxVocab);
   rules.positiveFinite("rms_norm_eps", config.rmsNormEps);
-  rules.atLeast("max_position", config.maxPosition, 1);
+  rules.bounded("max_position", config.maxPosition, 1, kMaxPosition);
   if (!rules.failed()) {
     if (config.isEmbryo())
       checkEmbryo(rules, config);
     else
       checkDory(rules, config.dory);
+  }
+  // Every field is bounded now, so the count cannot overflow.
+  if (!rules.failed()) {
+    int64_t parameters = parameterCount(config);
+    if (parameters > kMaxParameters)
+      rules.fail("the config has " + std::to_string(parameters) +
+                 " weight parameters, more than Kiln's limit 2^36 (" +
+                 std::to_string(kMaxParameters) + ")");
   }
   return rules.status();
 }

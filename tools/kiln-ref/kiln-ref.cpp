@@ -25,6 +25,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -222,7 +223,7 @@ std::string parseOptions(int argc, char **argv, Options &o) {
 
 } // namespace
 
-int main(int argc, char **argv) {
+static int run(int argc, char **argv) {
   Options options;
   if (std::string e = parseOptions(argc, argv, options); !e.empty())
     return fail(e);
@@ -334,4 +335,14 @@ int main(int argc, char **argv) {
     }
   }
   return 0;
+}
+
+int main(int argc, char **argv) {
+  // Sizes come from an untrusted config: an allocation the machine cannot give is an
+  // error with a message, not an abort.
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc &) {
+    return fail("out of memory (the config's sizes need more than this machine can allocate)");
+  }
 }

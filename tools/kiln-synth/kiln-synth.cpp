@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <string>
 
 using namespace kiln::io;
@@ -148,7 +149,7 @@ private:
 
 } // namespace
 
-int main(int argc, char **argv) {
+static int run(int argc, char **argv) {
   Options options;
   if (std::string error = parseArguments(argc, argv, options); !error.empty())
     return fail(error);
@@ -192,4 +193,14 @@ int main(int argc, char **argv) {
               static_cast<long long>(parameters),
               static_cast<unsigned long long>(bytes));
   return 0;
+}
+
+int main(int argc, char **argv) {
+  // Sizes come from an untrusted config: an allocation the machine cannot give is an
+  // error with a message, not an abort.
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc &) {
+    return fail("out of memory (the config's sizes need more than this machine can allocate)");
+  }
 }

@@ -272,6 +272,18 @@ const RuleCase kRuleCases[] = {
      "config: loop is missing (required)"},
     {"dory-tiny.json", R"({"loop": {"passes": 0}})",
      "config: loop.passes (0) must be >= 1"},
+    // Kiln's size limits: refused by name before anything is allocated (the
+    // first two once drove kiln-synth to bad_alloc, the third hung kiln-ref).
+    {"dory-tiny.json", R"({"num_layers": 2147483647})",
+     "config: num_layers (2147483647) exceeds Kiln's limit 1024"},
+    {"embryo-tiny.json", R"({"gdn": {"conv_kernel": 2147483647}})",
+     "config: gdn.conv_kernel (2147483647) exceeds Kiln's limit 64"},
+    {"dory-tiny.json", R"({"loop": {"passes": 2147483647}})",
+     "config: loop.passes (2147483647) exceeds Kiln's limit 64"},
+    {"dory-tiny.json", R"({"vocab_size": 2147483647})",
+     "config: vocab_size (2147483647) exceeds Kiln's limit 16777216"},
+    {"dory-tiny.json", R"({"hidden_size": 65536, "intermediate_size": 65536, "num_layers": 1024})",
+     "config: the config has 13218064040192 weight parameters, more than Kiln's limit 2^36 (68719476736)"},
     {"dory-tiny.json", R"({"loop": {"exit_threshold": 1.5}})",
      "config: loop.exit_threshold (1.5) must be in (0, 1]"},
     {"dory-tiny.json", R"({"loop": {"exit_threshold": 0}})",
