@@ -322,6 +322,12 @@ public:
   }
 
   Status open() {
+    // Only a regular file (or nothing) is replaced: renaming onto a symlink or a
+    // device node would turn it into a regular file.
+    struct stat existing;
+    if (::lstat(path_.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode))
+      return Error(path_ + ": exists and is not a regular file (a symlink, device or "
+                           "folder): refusing to replace it");
     std::string pattern = path_ + ".tmp.XXXXXX";
     std::vector<char> buffer(pattern.begin(), pattern.end());
     buffer.push_back('\0');

@@ -12,6 +12,12 @@ namespace kiln {
 
 std::string writeFileAtomically(const std::string &path, const void *data,
                                 size_t size) {
+  // Only a regular file (or nothing) is replaced: renaming onto a symlink or a
+  // device node would turn it into a regular file.
+  struct stat existing;
+  if (::lstat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode))
+    return "'" + path + "' exists and is not a regular file (a symlink, device or folder): "
+           "refusing to replace it";
   std::string temp = path + ".tmp.XXXXXX";
   int fd = mkstemp(temp.data());
   if (fd < 0)
