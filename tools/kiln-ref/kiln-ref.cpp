@@ -308,6 +308,15 @@ static int run(int argc, char **argv) {
   for (long n = 0; n < options.maxNew; ++n) {
     if (!logProbs)
       return fail(logProbs.error().message());
+    // A NaN (or +Inf) log-probability is no distribution to sample from: say so
+    // rather than print a token (non-finite weights end up here). -Inf is a token
+    // the gated head dropped.
+    for (size_t v = 0; v < logProbs->size(); ++v)
+      if (std::isnan((*logProbs)[v]) || (*logProbs)[v] == INFINITY)
+        return fail("step " + std::to_string(n) + ": the log-probability of token " +
+                    std::to_string(v) + " is " +
+                    (std::isnan((*logProbs)[v]) ? "NaN" : "+Inf") +
+                    " (are the weights finite?)");
     const int token = kiln::ref::sampleToken(*logProbs, options.sampling, rng);
     if (options.printLogProbs)
       std::printf("%d %.9g\n", token,

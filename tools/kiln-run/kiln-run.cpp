@@ -33,6 +33,7 @@ const char *kUsage =
     "  --device N|NAME       device index or name substring (else env KILN_DEVICE)\n"
     "  --stats               print dispatches, barriers, bytes and ms per token\n"
     "  --profile             print GPU time per dispatch of the decode program\n"
+    "  --no-weight-check     do not scan the weights for NaN/Inf at load (faster start)\n"
     "  --print-logprobs      print each generated token's log-probability\n"
     "  --check-reference C [W]\n"
     "                        run the CPU reference of config C (weights W, default --weights)\n"
@@ -51,6 +52,7 @@ struct Arguments {
   double temperature = 0, topP = 1, headGate = -INFINITY;
   uint64_t seed = 0;
   bool stats = false, profile = false, printLogprobs = false, listDevices = false, help = false;
+  bool noWeightCheck = false;
 };
 
 bool fail(const std::string &message) {
@@ -110,6 +112,8 @@ bool parseArguments(int argc, char **argv, Arguments &args) {
       args.listDevices = true;
     } else if (flag == "--stats") {
       args.stats = true;
+    } else if (flag == "--no-weight-check") {
+      args.noWeightCheck = true;
     } else if (flag == "--profile") {
       args.profile = true;
     } else if (flag == "--print-logprobs") {
@@ -242,6 +246,7 @@ int run(const Arguments &args) {
   options.seed = args.seed;
   options.head_gate = static_cast<float>(args.headGate);
   options.enable_profiling = args.profile ? 1 : 0;
+  options.skip_weight_check = args.noWeightCheck ? 1 : 0;
   if (kiln_status_t status = kiln_session_create(handles.plan, &options, &handles.session))
     return report(status);
 

@@ -53,6 +53,8 @@ protected:
     options.temperature = temperature;
     options.top_p = topP;
     options.seed = seed;
+    // The weights are the log-probs the copy plan reads back, -inf included.
+    options.skip_weight_check = 1;
     kiln_session_t *session = nullptr;
     EXPECT_EQ(describe(kiln_session_create(plan_, &options, &session)), "");
     sessions_.push_back(session);

@@ -140,6 +140,8 @@ typedef struct kiln_session_options_t {
   uint64_t seed;              /* sampler seed (splitmix64); default 0 */
   float head_gate;            /* log-prob gate for plans with a gated head; default -inf */
   int32_t enable_profiling;   /* 1 = GPU timestamps around every dispatch */
+  int32_t skip_weight_check;  /* 1 = do not scan the weights for NaN/Inf at load (faster);
+                                 default 0: a non-finite weight is INVALID_ARGUMENT */
 } kiln_session_options_t;
 
 void kiln_session_options_init(kiln_session_options_t* options);

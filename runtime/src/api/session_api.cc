@@ -19,6 +19,7 @@ void kiln_session_options_init(kiln_session_options_t *options) {
   options->seed = 0;
   options->head_gate = -INFINITY;
   options->enable_profiling = 0;
+  options->skip_weight_check = 0;
 }
 
 kiln_status_t kiln_session_create(kiln_plan_t *plan, const kiln_session_options_t *options,
@@ -32,6 +33,7 @@ kiln_status_t kiln_session_create(kiln_plan_t *plan, const kiln_session_options_
   sessionOptions.seed = options->seed;
   sessionOptions.headGate = options->head_gate;
   sessionOptions.profiling = options->enable_profiling != 0;
+  sessionOptions.checkWeightsFinite = options->skip_weight_check == 0;
   Ref<kiln_session_s> session = Ref<kiln_session_s>::adopt(new (std::nothrow) kiln_session_s());
   if (!session)
     return toCStatus(resourceExhausted("out of host memory"));

@@ -123,6 +123,8 @@ Status Session::uploadWeights() {
     return invalidArgument("weights: " + opened.error().message());
   const kiln::io::SafetensorsFile &file = opened.value();
   KILN_RETURN_IF_ERROR(checkWeightsFile(file, plan));
+  if (options_.checkWeightsFinite)
+    KILN_RETURN_IF_ERROR(checkWeightsFinite(file, plan));
   if (count == 0)
     return okStatus();
 

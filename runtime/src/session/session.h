@@ -31,6 +31,7 @@ struct SessionOptions {
   uint64_t seed = 0;
   float headGate = 0; // -inf by default (set by the API)
   bool profiling = false;
+  bool checkWeightsFinite = true; // scan F16/F32 weights for NaN/Inf at load
 };
 
 class Session {

@@ -62,6 +62,44 @@ Status checkWeightsFile(const kiln::io::SafetensorsFile &file, const kp::Plan &p
   return okStatus();
 }
 
+Status checkWeightsFinite(const kiln::io::SafetensorsFile &file, const kp::Plan &plan) {
+  if (!plan.weights())
+    return okStatus();
+  for (size_t i = 0; i < plan.weights()->size(); ++i) {
+    const std::string name = plan.weights()->Get(i)->name()->str();
+    const kiln::io::TensorView *tensor = file.find(name);
+    if (!tensor || !tensor->data)
+      continue; // checkWeightsFile names a missing tensor
+    // The exponent field all ones is Inf or NaN, in both widths. +Inf has a meaning in
+    // one tensor kind only: a growth shell of +inf marks a trunk expert (docs/weights.md).
+    const bool trunkShells =
+        name.size() >= 11 && name.compare(name.size() - 11, 11, ".moe.shells") == 0;
+    auto bad = [&](uint64_t at, bool nan) {
+      return invalidArgument("weights '" + file.path() + "': tensor '" + name + "' holds " +
+                             (nan ? "NaN" : "Inf") + " at element " + std::to_string(at) +
+                             " (kiln_session_options_t.skip_weight_check skips this check)");
+    };
+    const uint64_t count = tensor->byteSize / kiln::io::dtypeSize(tensor->dtype);
+    if (tensor->dtype == kiln::io::DType::F16) {
+      const auto *halves = static_cast<const uint8_t *>(tensor->data);
+      for (uint64_t e = 0; e < count; ++e) {
+        uint16_t h = static_cast<uint16_t>(halves[2 * e] | (halves[2 * e + 1] << 8));
+        if ((h & 0x7c00) == 0x7c00 && !(trunkShells && h == 0x7c00))
+          return bad(e, (h & 0x03ff) != 0);
+      }
+    } else if (tensor->dtype == kiln::io::DType::F32) {
+      const auto *words = static_cast<const uint8_t *>(tensor->data);
+      for (uint64_t e = 0; e < count; ++e) {
+        uint32_t f;
+        std::memcpy(&f, words + 4 * e, 4);
+        if ((f & 0x7f800000u) == 0x7f800000u && !(trunkShells && f == 0x7f800000u))
+          return bad(e, (f & 0x007fffffu) != 0);
+      }
+    }
+  }
+  return okStatus();
+}
+
 Status placeWeight(const kiln::io::TensorView &tensor, const kp::WeightTensor &weight,
                    std::vector<uint8_t> &out) {
   // Defensive even past verification: `out` is sized from the plan, the loops below run

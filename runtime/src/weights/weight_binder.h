@@ -19,6 +19,11 @@ Status checkWeightsFile(const kiln::io::SafetensorsFile &file, const kiln::plan:
 
 /// The bytes `weight` occupies in its buffer (from its byte_offset on), made from
 /// `tensor` by the weight's layout; padding of pitched rows is zero.
+/// Refuses the first F16/F32 weight the plan binds that holds a NaN or an Inf,
+/// naming the tensor and the element (I8 codes are always finite); +Inf is allowed
+/// in `*.moe.shells`, where it marks a trunk expert.
+Status checkWeightsFinite(const kiln::io::SafetensorsFile &file, const kiln::plan::Plan &plan);
+
 Status placeWeight(const kiln::io::TensorView &tensor, const kiln::plan::WeightTensor &weight,
                    std::vector<uint8_t> &out);
 
