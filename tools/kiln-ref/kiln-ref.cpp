@@ -36,7 +36,7 @@ const char *kUsage =
     "                [--max-new N] [--greedy | --temperature T --top-p P "
     "--seed S]\n"
     "                [--head-top-p P | --head-gate G] [--print-logprobs]\n"
-    "                [--print-experts]\n"
+    "                [--print-experts] [--rows-per-call K]\n"
     "\n"
     "Runs the CPU reference of the config's family on the prompt and prints\n"
     "the new tokens, comma-separated on one line.\n"
@@ -62,12 +62,17 @@ const char *kUsage =
     "                      how often each expert was routed to over all steps\n"
     "                      and the closest call (smallest score gap to the\n"
     "                      runner-up or distance of an error to its shell)\n"
+    "  --rows-per-call K   Dory: feed the prompt K rows a call (kiln-run feeds a\n"
+    "                      plan without @prefill one row a call: K = 1 gives\n"
+    "                      the same cut); default 0, the whole prompt in one\n"
+    "                      call. Embryo runs one row a call either way\n"
     "  --help              this text\n";
 
 struct Options {
   std::string configPath, weightsPath;
   std::vector<int> prompt;
   long maxNew = 64;
+  long rowsPerCall = 0; // Dory: prompt rows a call; 0 = the whole prompt
   kiln::ref::SamplingOptions sampling;
   uint64_t seed = 0;
   std::optional<double> headTopP;
@@ -165,7 +170,7 @@ std::string parseOptions(int argc, char **argv, Options &o) {
                flag == "--prompt" || flag == "--max-new" ||
                flag == "--temperature" || flag == "--top-p" ||
                flag == "--seed" || flag == "--head-top-p" ||
-               flag == "--head-gate") {
+               flag == "--head-gate" || flag == "--rows-per-call") {
       if (!value(text))
         return flag + " needs a value";
       double number = 0;
@@ -176,6 +181,9 @@ std::string parseOptions(int argc, char **argv, Options &o) {
       } else if (flag == "--prompt") {
         if (std::string e = parsePrompt(text, o.prompt); !e.empty())
           return e;
+      } else if (flag == "--rows-per-call") {
+        if (!parseLong(text, o.rowsPerCall) || o.rowsPerCall < 0)
+          return "--rows-per-call: '" + text + "' is not a non-negative integer";
       } else if (flag == "--max-new") {
         if (!parseLong(text, o.maxNew) || o.maxNew < 0)
           return "--max-new: '" + text + "' is not a non-negative integer";
@@ -278,8 +286,20 @@ static int run(int argc, char **argv) {
   };
   auto run = [&](const std::vector<int> &tokens)
       -> kiln::io::Expected<std::vector<float>> {
-    if (dory)
-      return dory->forward(tokens);
+    if (dory) {
+      // Dory depends on the cut of a prompt into calls (docs/semantics.md).
+      const size_t rows = options.rowsPerCall > 0 ? static_cast<size_t>(options.rowsPerCall)
+                                                  : tokens.size();
+      kiln::io::Expected<std::vector<float>> last = kiln::io::Error("empty step");
+      for (size_t start = 0; start < tokens.size(); start += rows) {
+        std::vector<int> call(tokens.begin() + static_cast<long>(start),
+                              tokens.begin() + static_cast<long>(std::min(tokens.size(), start + rows)));
+        last = dory->forward(call);
+        if (!last)
+          return last;
+      }
+      return last;
+    }
     kiln::io::Expected<std::vector<float>> last =
         kiln::io::Error("empty step");
     for (int token : tokens) {
