@@ -23,8 +23,9 @@ for m in embryo-tiny dory-tiny; do
     echo "== $m ($f): compile (fusion report), run 64 greedy tokens, check against the CPU reference"
     "$bin/kiln-synth" --config "$root/examples/$m.json" --seed 1 --format "$f" \
       -o "$work/$m-$f.safetensors" --quiet
+    # Compiled for this machine's device (lavapipe when there is no GPU), as -march=native.
     "$bin/kiln-compile" "$root/examples/$m.json" --weight-format "$f" --quiet \
-      --fusion-report -o "$work/$m-$f.kplan" | tail -n 1
+      --cost-target native --fusion-report -o "$work/$m-$f.kplan" | tail -n 1
     "$bin/kiln-run" "$work/$m-$f.kplan" --weights "$work/$m-$f.safetensors" \
       --prompt 1,2,3,4,5,6,7,8,9,10,11,12 --max-new 64 --stats \
       --check-reference "$root/examples/$m.json"

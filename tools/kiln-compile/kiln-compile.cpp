@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Conversion/Passes.h"
+#include "kiln/Cost/NativeTarget.h"
 #include "kiln/Cost/TargetDesc.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Stage/IR/StageOps.h"
@@ -26,6 +27,8 @@
 #include "kiln/Target/Plan/PlanJson.h"
 #include "kiln/Target/Plan/PlanWriter.h"
 #include "kiln/Target/SPIRV/SPIRVEmitter.h"
+
+#include <cstdio>
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
@@ -80,8 +83,9 @@ static cl::opt<std::string> fusion("fusion",
 static cl::opt<bool> noFusion("no-fusion", cl::desc("same as --fusion=none"), cl::init(false),
                               cl::cat(kilnCategory));
 static cl::opt<std::string> costTarget("cost-target",
-                                       cl::desc("cost-model target, targets/NAME.json (default "
-                                                "h200; --target-file wins)"),
+                                       cl::desc("cost-model target, targets/NAME.json, or native "
+                                                "(the local Vulkan device's; default h200; "
+                                                "--target-file wins)"),
                                        cl::init("h200"), cl::cat(kilnCategory));
 static cl::opt<bool> fusionReport("fusion-report",
                                   cl::desc("print each dispatch, its stages and estimated us, "
@@ -102,6 +106,37 @@ static cl::opt<int64_t> matvecGroupsPerThread(
     cl::init(0), cl::cat(kilnCategory));
 
 namespace {
+
+int fail(const std::string &message);
+
+/// `--cost-target native`: the shipped descriptor of a device the Vulkan loader
+/// lists, asked of kiln-run beside this executable (the compiler links no
+/// Vulkan), as -march=native asks the CPU.
+::kiln::io::Expected<std::string> nativeCostTarget(const char *argv0) {
+  std::string self = llvm::sys::fs::getMainExecutable(argv0, reinterpret_cast<void *>(&fail));
+  llvm::SmallString<256> runner(llvm::sys::path::parent_path(self));
+  llvm::sys::path::append(runner, "kiln-run");
+  if (!llvm::sys::fs::can_execute(runner))
+    return ::kiln::io::Error("--cost-target native: cannot find kiln-run beside kiln-compile (" +
+                             runner.str().str() + ")");
+  std::string command = "'" + runner.str().str() + "' --list-devices 2>/dev/null";
+  FILE *pipe = ::popen(command.c_str(), "r");
+  if (!pipe)
+    return ::kiln::io::Error("--cost-target native: cannot run kiln-run --list-devices");
+  // Lines "N: NAME (TYPE, subgroup ...)"; NAME may hold parentheses itself.
+  std::vector<std::pair<std::string, bool>> devices;
+  char line[1024];
+  while (std::fgets(line, sizeof line, pipe)) {
+    std::string text(line);
+    size_t colon = text.find(": "), open = text.rfind(" (");
+    if (colon == std::string::npos || open == std::string::npos || open <= colon)
+      continue;
+    devices.push_back({text.substr(colon + 2, open - colon - 2),
+                       text.compare(open + 2, 3, "CPU") == 0});
+  }
+  ::pclose(pipe);
+  return ::kiln::cost::nativeTargetName(devices);
+}
 
 int fail(const std::string &message) {
   llvm::errs() << "kiln-compile: error: " << message << "\n";
@@ -189,7 +224,16 @@ int main(int argc, char **argv) {
   if (fusion != "cost" && fusion != "none")
     return fail("--fusion: '" + fusion + "' is not one of cost, none");
   pipeline.fusion = fusion == "cost" && !noFusion;
-  pipeline.costTarget = costTarget;
+  std::string costTargetName = costTarget;
+  if (costTargetName == "native" && targetFile.empty()) {
+    auto native = nativeCostTarget(argv[0]);
+    if (!native)
+      return fail(native.error().message());
+    costTargetName = *native;
+    if (!quiet)
+      llvm::errs() << "kiln-compile: --cost-target native: " << costTargetName << "\n";
+  }
+  pipeline.costTarget = costTargetName;
   pipeline.costTargetFile = targetFile;
   if (matvecRowsPerItem < 0 || matvecRowsPerItem > 16)
     return fail("--matvec-rows-per-item must be in [0, 16] (0: by weight format)");
@@ -274,7 +318,7 @@ int main(int argc, char **argv) {
   // The device the kernels are for: shapes and SPIR-V capabilities.
   {
     auto desc = ::kiln::stage::selectTarget(
-        *module, {targetFile, costTarget, ::kiln::stage::defaultTargetDirectory()});
+        *module, {targetFile, costTargetName, ::kiln::stage::defaultTargetDirectory()});
     if (!desc)
       return fail(desc.error().message());
     ::kiln::applyTarget(*module, *desc, pipeline);
