@@ -17,7 +17,7 @@ using namespace mlir;
 namespace kiln {
 
 /// Fills the module attributes of docs/pipeline.md that an imported module
-/// already has (kiln-import / kiln-compile set them); a hand-written module
+/// already has (kiln-compile sets them); a hand-written module
 /// gets them from its model: the weight format of its matrices, the
 /// config's default max_position and no config text.
 static void fillModuleAttributes(ModuleOp module, mlir::kiln::ModelOp model) {
