@@ -71,9 +71,6 @@ bool targetHasSubgroupArithmetic(ModuleOp module) {
   return false;
 }
 
-/// Vulkan's guaranteed minimum of maxComputeWorkGroupCount[0].
-constexpr int64_t kMaxGrid = 65535;
-
 /// A concurrent kernel's layout: its members (stage indices: a stage, or a
 /// mat-vec with its row epilogue; StageFusion.h) and each one's workgroups.
 struct ConcurrentLayout {
@@ -158,9 +155,9 @@ LogicalResult fusedShape(stage::DispatchOp dispatch, stage::FusionForm form,
     layout.ranges.push_back(count);
     shape.workgroups += count;
   }
-  if (shape.workgroups > kMaxGrid)
+  if (shape.workgroups > kMaxGridWorkgroups)
     return dispatch.emitOpError("concurrent stages need ")
-           << shape.workgroups << " workgroups, more than " << kMaxGrid;
+           << shape.workgroups << " workgroups, more than " << kMaxGridWorkgroups;
   return success();
 }
 
@@ -296,7 +293,7 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
   for (Value v : bindings)
     argTypes.push_back(v.getType());
   Location loc = dispatch.getLoc();
-  auto func = gpu::GPUFuncOp::create(builder, 
+  auto func = gpu::GPUFuncOp::create(builder,
       loc, name, builder.getFunctionType(argTypes, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
   func.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr(
@@ -329,7 +326,7 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
     return arith::ConstantIndexOp::create(host, loc, v).getResult();
   };
   Value one = dim(1);
-  auto launch = gpu::LaunchFuncOp::create(host, 
+  auto launch = gpu::LaunchFuncOp::create(host,
       loc, func, gpu::KernelDim3{dim(shape.workgroups), one, one},
       gpu::KernelDim3{dim(shape.workgroupSize), one, one},
       /*dynamicSharedMemorySize=*/Value(), bindings.getArrayRef());

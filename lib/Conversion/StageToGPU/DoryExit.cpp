@@ -46,7 +46,7 @@ void buildKernel(stage::ExitTestOp op, KernelBuilder &kb) {
               ReduceKind::Add);
           best = arith::NegFOp::create(kb.b, kb.loc, kb.log(sum));
         }
-        Value confident = arith::CmpFOp::create(kb.b, 
+        Value confident = arith::CmpFOp::create(kb.b,
             kb.loc, arith::CmpFPredicate::OGE, best, bound);
         return {arith::AndIOp::create(kb.b, kb.loc, carried[0], confident)};
       })[0];

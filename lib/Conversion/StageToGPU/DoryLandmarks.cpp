@@ -83,7 +83,7 @@ void buildKernel(stage::LandmarkSealOp op, KernelBuilder &kb) {
         meta = kb.buffer(op.getFarMeta());
   Value kvHead = kb.workgroupId();
   Value countWord = kb.mul(kvHead, kb.index(3));
-  Value sealed = arith::CmpIOp::create(kb.b, 
+  Value sealed = arith::CmpIOp::create(kb.b,
       kb.loc, arith::CmpIPredicate::ne, metaIndex(kb, meta, countWord),
       kb.index(0));
   Value last = kb.paramIndex(kb.buffer(op.getParams()),
@@ -134,7 +134,7 @@ void buildKernel(stage::LandmarkSealOp op, KernelBuilder &kb) {
         first, n, kb.index(1), {col, magnitude(col)},
         [&](Value r, ValueRange s) -> SmallVector<Value> {
           Value v = magnitude(r);
-          Value better = arith::CmpFOp::create(kb.b, 
+          Value better = arith::CmpFOp::create(kb.b,
               kb.loc, arith::CmpFPredicate::OGT, v, s[1]);
           return {kb.select(better, r, s[0]), kb.select(better, v, s[1])};
         });
@@ -190,13 +190,13 @@ void buildKernel(stage::LandmarkSealOp op, KernelBuilder &kb) {
   // Every lane read the count word at the top; store the count last.
   kb.barrier();
   kb.ifThen(andI(kb, eq(kb, kb.threadId(), kb.index(0)),
-                 arith::XOrIOp::create(kb.b, 
+                 arith::XOrIOp::create(kb.b,
                      kb.loc, sealed,
                      arith::ConstantOp::create(kb.b, kb.loc,
                                                     kb.b.getBoolAttr(true)))),
             [&] {
               auto store = [&](Value v, Value word) {
-                kb.store(arith::IndexCastUIOp::create(kb.b, 
+                kb.store(arith::IndexCastUIOp::create(kb.b,
                              kb.loc, kb.b.getI32Type(), v),
                          meta, {word});
               };

@@ -105,7 +105,7 @@ void buildKernel(stage::GdnStepOp op, KernelBuilder &kb) {
       return {kb.fadd(s[0], kb.fmul(updated, kb.load(qHat, {i})))};
     })[0];
     Value o = sumSlices(oPart);
-    Value owner = arith::AndIOp::create(kb.b, 
+    Value owner = arith::AndIOp::create(kb.b,
         kb.loc, valid, kb.ult(slice, kb.index(1)));
     kb.ifThen(owner, [&] { kb.store(o, out, {kb.add(oBase, j)}); });
     Value square = kb.select(owner, kb.fmul(o, o), kb.f32(0.0f));

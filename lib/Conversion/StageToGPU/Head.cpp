@@ -18,12 +18,9 @@ using namespace mlir;
 
 namespace kiln {
 
-/// Vulkan's guaranteed minimum of maxComputeWorkGroupCount[0].
-static constexpr int64_t kMaxWorkgroups = 65535;
-
+/// Cluster rows are f32: an item holds as many as an f16 mat-vec's.
 static int64_t clustersPerItem(int64_t clusters, const StageToGPUOptions &o) {
-  int64_t perItem = matvecShapeFor(stage::MatrixFormat::f16, o).first;
-  return std::max<int64_t>(1, std::min<int64_t>(perItem, clusters));
+  return rowsPerItem(stage::MatrixFormat::f16, clusters, o);
 }
 
 KernelShape shapeOf(stage::ClusterLogitsOp op, const StageToGPUOptions &o) {
@@ -32,7 +29,7 @@ KernelShape shapeOf(stage::ClusterLogitsOp op, const StageToGPUOptions &o) {
   // About 8 columns a thread and row, as a mat-vec's 16-byte groups.
   int64_t size = std::max<int64_t>(32, llvm::PowerOf2Ceil(ceilDiv(hidden, 8)));
   size = std::min<int64_t>(size, o.reduceWorkgroupSize);
-  return {size, std::min(ceilDiv(clusters, clustersPerItem(clusters, o)), kMaxWorkgroups)};
+  return {size, std::min(ceilDiv(clusters, clustersPerItem(clusters, o)), kMaxGridWorkgroups)};
 }
 
 void buildKernel(stage::ClusterLogitsOp op, KernelBuilder &kb) {
@@ -42,7 +39,7 @@ void buildKernel(stage::ClusterLogitsOp op, KernelBuilder &kb) {
   Value out = kb.buffer(op.getOut());
   int64_t perItem = clustersPerItem(clusters, kb.options());
   int64_t items = ceilDiv(clusters, perItem);
-  int64_t workgroups = kb.gridWorkgroups(std::min(items, kMaxWorkgroups));
+  int64_t workgroups = kb.gridWorkgroups(std::min(items, kMaxGridWorkgroups));
   Value tid = kb.threadId();
   // A workgroup per item of `perItem` clusters, its threads side by side
   // along the rows (coalesced); the item loop is uniform, as reduceMany's
@@ -63,11 +60,7 @@ void buildKernel(stage::ClusterLogitsOp op, KernelBuilder &kb) {
           return next;
         });
     SmallVector<Value> totals = kb.reduceMany(partials);
-    Value y = totals.front();
-    for (int64_t r = 1; r < perItem; ++r)
-      y = kb.select(arith::CmpIOp::create(kb.b, kb.loc, arith::CmpIPredicate::eq, tid,
-                                               kb.index(r)),
-                    totals[r], y);
+    Value y = kb.pickByThread(totals);
     Value row = kb.add(first, tid);
     kb.ifThen(arith::AndIOp::create(kb.b, kb.loc, kb.ult(tid, kb.index(perItem)),
                                          kb.ult(row, kb.index(clusters))),
@@ -135,9 +128,7 @@ void buildKernel(stage::HeadRowsOp op, KernelBuilder &kb) {
         // threads side by side (coalesced); row i is stored by thread
         // i mod W, the thread that owns it in strided() order, so the
         // log-softmax below reads only what its own thread wrote.
-        int64_t perItem = std::max<int64_t>(
-            1, std::min<int64_t>(matvecShapeFor(op.getFormat(), kb.options()).first,
-                                 clusterSize));
+        int64_t perItem = rowsPerItem(op.getFormat(), clusterSize, kb.options());
         int64_t items = ceilDiv(clusterSize, perItem);
         Value tid = kb.threadId();
         Value localMax = kb.forLoop(
@@ -154,7 +145,7 @@ void buildKernel(stage::HeadRowsOp op, KernelBuilder &kb) {
               Value m = carried[0];
               for (int64_t r = 0; r < perItem; ++r) {
                 Value i = kb.add(first, kb.index(r));
-                Value mine = arith::AndIOp::create(kb.b, 
+                Value mine = arith::AndIOp::create(kb.b,
                     kb.loc, kb.ult(i, kb.index(clusterSize)),
                     arith::CmpIOp::create(kb.b, kb.loc, arith::CmpIPredicate::eq,
                                                kb.rem(i, kb.index(kb.getWorkgroupSize())), tid));

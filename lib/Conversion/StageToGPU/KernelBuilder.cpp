@@ -173,7 +173,7 @@ SmallVector<Value> KernelBuilder::forLoop(
     // SPIR-V's OpSelect takes a condition of the values' shape.
     Value cond = runs;
     if (auto vector = dyn_cast<VectorType>(result.getType()))
-      cond = vector::BroadcastOp::create(b, 
+      cond = vector::BroadcastOp::create(b,
           loc, VectorType::get(vector.getShape(), b.getI1Type()), runs);
     result = arith::SelectOp::create(b, loc, cond, result, start);
   }
@@ -203,85 +203,42 @@ Value KernelBuilder::workgroupBuffer(int64_t size) {
   return func.addWorkgroupAttribution(type, loc);
 }
 
-Value KernelBuilder::reduceScratch() {
-  if (!scratch)
-    scratch = workgroupBuffer(workgroupSize);
-  return scratch;
-}
-
 static Value combine(KernelBuilder &kb, ReduceKind kind, Value a, Value c) {
   return kind == ReduceKind::Add ? kb.fadd(a, c) : kb.fmax(a, c);
 }
 
 Value KernelBuilder::reduce(Value partial, ReduceKind kind) {
-  Value buf = reduceScratch();
+  return reduceMany(partial, kind).front();
+}
+
+Value KernelBuilder::reduceScratch(int64_t count) {
+  // Shared by the kernel's reductions; a wider one adds a buffer.
+  if (count > scratchCount) {
+    scratch = workgroupBuffer(count * workgroupSize);
+    scratchCount = count;
+  }
+  return scratch;
+}
+
+SmallVector<Value> KernelBuilder::reduceMany(ValueRange partials, ReduceKind kind) {
+  int64_t count = partials.size();
+  Value buf = reduceScratch(count);
   Value tid = threadId();
+  SmallVector<Value> totals;
   if (subgroupReduce) {
-    // Subgroup sums, then one slot per subgroup. The subgroup size is read at
-    // run time (subgroup id and count), never assumed.
+    // Value i's subgroup results land in slots [i * W, i * W + subgroups); the
+    // subgroup count is read at run time, never assumed.
     auto op = kind == ReduceKind::Add ? gpu::AllReduceOperation::ADD
                                       : gpu::AllReduceOperation::MAXNUMF;
     // Not marked uniform: upstream GPU-to-SPIR-V lowers only the non-uniform
     // form (GroupNonUniformFAdd / FMax with Reduce).
-    Value part = gpu::SubgroupReduceOp::create(b, loc, partial, op,
-                                                 /*uniform=*/false);
-    Value lane = gpu::LaneIdOp::create(b, loc, /*upper_bound=*/nullptr);
-    Value subgroup = gpu::SubgroupIdOp::create(b, loc, /*upper_bound=*/nullptr);
-    Value count = gpu::NumSubgroupsOp::create(b, loc, /*upper_bound=*/nullptr);
-    Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
-                                            index(0));
-    ifThen(isFirst, [&] { store(part, buf, {subgroup}); });
-    barrier();
-    Value init = load(buf, {index(0)});
-    Value total = forLoop(index(1), count, index(1), {init},
-                          [&](Value i, ValueRange acc) -> SmallVector<Value> {
-                            return {combine(*this, kind, acc[0], load(buf, {i}))};
-                          })[0];
-    barrier();
-    return total;
-  }
-  // A tree over workgroup memory: log2(workgroupSize) barrier steps.
-  store(partial, buf, {tid});
-  barrier();
-  for (int64_t half = workgroupSize / 2; half > 0; half /= 2) {
-    ifThen(ult(tid, index(half)), [&] {
-      Value other = load(buf, {add(tid, index(half))});
-      store(combine(*this, kind, load(buf, {tid}), other), buf, {tid});
-    });
-    barrier();
-  }
-  Value total = load(buf, {index(0)});
-  // The next reduction reuses the buffer: everyone must have read it.
-  barrier();
-  return total;
-}
-
-Value KernelBuilder::manyScratch(int64_t count) {
-  // Shared by the kernel's reduceMany calls; a wider one adds a buffer.
-  if (count > wideScratchCount) {
-    wideScratch = workgroupBuffer(count * workgroupSize);
-    wideScratchCount = count;
-  }
-  return wideScratch;
-}
-
-SmallVector<Value> KernelBuilder::reduceMany(ValueRange partials) {
-  int64_t count = partials.size();
-  Value buf = manyScratch(count);
-  Value tid = threadId();
-  SmallVector<Value> totals;
-  if (subgroupReduce) {
-    // Value i's subgroup sums land in slots [i * W, i * W + subgroups); the
-    // subgroup count is read at run time, never assumed.
+    SmallVector<Value> parts;
+    for (Value partial : partials)
+      parts.push_back(gpu::SubgroupReduceOp::create(b, loc, partial, op, /*uniform=*/false));
     Value lane = gpu::LaneIdOp::create(b, loc, /*upper_bound=*/nullptr);
     Value subgroup = gpu::SubgroupIdOp::create(b, loc, /*upper_bound=*/nullptr);
     Value subgroups = gpu::NumSubgroupsOp::create(b, loc, /*upper_bound=*/nullptr);
-    SmallVector<Value> parts;
-    for (Value partial : partials)
-      parts.push_back(gpu::SubgroupReduceOp::create(b, 
-          loc, partial, gpu::AllReduceOperation::ADD, /*uniform=*/false));
-    Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
-                                            index(0));
+    Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0));
     ifThen(isFirst, [&] {
       for (int64_t i = 0; i < count; ++i)
         store(parts[i], buf, {add(index(i * workgroupSize), subgroup)});
@@ -294,7 +251,8 @@ SmallVector<Value> KernelBuilder::reduceMany(ValueRange partials) {
                      [&](Value s, ValueRange acc) -> SmallVector<Value> {
                        SmallVector<Value> next;
                        for (int64_t i = 0; i < count; ++i)
-                         next.push_back(fadd(acc[i], load(buf, {add(index(i * workgroupSize), s)})));
+                         next.push_back(combine(*this, kind, acc[i],
+                                                load(buf, {add(index(i * workgroupSize), s)})));
                        return next;
                      });
   } else {
@@ -307,7 +265,7 @@ SmallVector<Value> KernelBuilder::reduceMany(ValueRange partials) {
         for (int64_t i = 0; i < count; ++i) {
           Value at = add(index(i * workgroupSize), tid);
           Value other = load(buf, {add(at, index(half))});
-          store(fadd(load(buf, {at}), other), buf, {at});
+          store(combine(*this, kind, load(buf, {at}), other), buf, {at});
         }
       });
       barrier();
@@ -318,6 +276,15 @@ SmallVector<Value> KernelBuilder::reduceMany(ValueRange partials) {
   // The next reduction reuses the buffer: everyone must have read it.
   barrier();
   return totals;
+}
+
+Value KernelBuilder::pickByThread(ArrayRef<Value> values) {
+  Value tid = threadId();
+  Value picked = values.front();
+  for (int64_t i = 1; i < static_cast<int64_t>(values.size()); ++i)
+    picked = select(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, index(i)),
+                    values[i], picked);
+  return picked;
 }
 
 std::pair<Value, Value> KernelBuilder::decodeHalves(Value words) {
@@ -341,9 +308,9 @@ Value KernelBuilder::decodeCodes(Value word) {
   auto vecI32 = VectorType::get({4}, b.getI32Type());
   auto vecF32 = VectorType::get({4}, b.getF32Type());
   Value splat = vector::BroadcastOp::create(b, loc, vecI32, word);
-  Value shifts = arith::ConstantOp::create(b, 
+  Value shifts = arith::ConstantOp::create(b,
       loc, DenseElementsAttr::get(vecI32, ArrayRef<int32_t>{24, 16, 8, 0}));
-  Value down = arith::ConstantOp::create(b, 
+  Value down = arith::ConstantOp::create(b,
       loc, DenseElementsAttr::get(vecI32, b.getI32IntegerAttr(24)));
   Value up = arith::ShLIOp::create(b, loc, splat, shifts);
   Value codes = arith::ShRSIOp::create(b, loc, up, down);
@@ -370,7 +337,7 @@ KernelBuilder::packedGroupInputs(Value group, stage::MatrixFormat format, int64_
             vector::FromElementsOp::create(b, loc, vecF32, ValueRange{x(1), x(3), x(5), x(7)})};
   SmallVector<Value> xs;
   for (int64_t w = 0; w < 4; ++w)
-    xs.push_back(vector::FromElementsOp::create(b, 
+    xs.push_back(vector::FromElementsOp::create(b,
         loc, vecF32, ValueRange{x(4 * w), x(4 * w + 1), x(4 * w + 2), x(4 * w + 3)}));
   return xs;
 }
@@ -387,32 +354,6 @@ Value KernelBuilder::packedGroupDotInputs(Value words, ValueRange inputs, Value 
     sum = fadd(sum, fmul(decodeCodes(word), inputs[w]));
   }
   return sum;
-}
-
-Value KernelBuilder::packedGroupDot(Value words, Value group, Value sum,
-                                    stage::MatrixFormat format,
-                                    int64_t columns,
-                                    const std::function<Value(Value)> &input) {
-  return packedGroupDotInputs(words, packedGroupInputs(group, format, columns, input), sum,
-                              format);
-}
-
-Value KernelBuilder::packedRowDot(Value weight, Value row, Value firstGroup,
-                                  Value endGroup, stage::MatrixFormat format,
-                                  int64_t columns,
-                                  const std::function<Value(Value)> &input,
-                                  Value groupStep) {
-  auto vecF32 = VectorType::get({4}, b.getF32Type());
-  Value zero = arith::ConstantOp::create(b, 
-      loc, DenseElementsAttr::get(vecF32, b.getF32FloatAttr(0.0f)));
-  Value acc = forLoop(
-      firstGroup, endGroup, groupStep ? groupStep : index(1), {zero},
-      [&](Value group, ValueRange carried) -> SmallVector<Value> {
-        Value words = load(weight, {row, group});
-        return {packedGroupDot(words, group, carried[0], format, columns,
-                               input)};
-      })[0];
-  return vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, acc);
 }
 
 } // namespace kiln

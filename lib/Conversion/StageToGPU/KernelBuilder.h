@@ -129,37 +129,29 @@ public:
   /// Workgroup-wide reduction of one f32 per thread; every thread gets the
   /// result. Must be reached by all threads of the workgroup.
   mlir::Value reduce(mlir::Value partial, ReduceKind kind);
-  /// Workgroup-wide sums of several f32 per thread at once (one barrier
-  /// round for all of them); every thread gets every total. Must be reached
-  /// by all threads of the workgroup.
-  llvm::SmallVector<mlir::Value> reduceMany(mlir::ValueRange partials);
+  /// Workgroup-wide reductions of several f32 per thread at once (one
+  /// barrier round for all of them); every thread gets every result. Must be
+  /// reached by all threads of the workgroup.
+  llvm::SmallVector<mlir::Value> reduceMany(mlir::ValueRange partials,
+                                            ReduceKind kind = ReduceKind::Add);
+  /// values[t] in thread t < values.size() (thread r of a row item takes row
+  /// r's total), values[0] elsewhere.
+  mlir::Value pickByThread(llvm::ArrayRef<mlir::Value> values);
   void barrier();
   /// A workgroup memory buffer of `size` f32 (a workgroup attribution).
   mlir::Value workgroupBuffer(int64_t size);
 
-  // Packed matrices.
-  /// Σ_c W[row][c] · x(c) over groups firstGroup, firstGroup + groupStep, ...
-  /// below endGroup of a packed row (step 1 when null); `input(c)` returns the
-  /// activation at column c (an index value) and is only asked for columns <
-  /// `columns`. Row scale not applied.
-  mlir::Value packedRowDot(mlir::Value weight, mlir::Value row,
-                           mlir::Value firstGroup, mlir::Value endGroup,
-                           stage::MatrixFormat format, int64_t columns,
-                           const std::function<mlir::Value(mlir::Value)> &input,
-                           mlir::Value groupStep = {});
-  /// `sum` (vector<4xf32>) plus the products of one loaded 16-byte group
-  /// `words` (group index `group`) of a packed row with x; see packedRowDot.
-  mlir::Value packedGroupDot(mlir::Value words, mlir::Value group,
-                             mlir::Value sum, stage::MatrixFormat format,
-                             int64_t columns,
-                             const std::function<mlir::Value(mlir::Value)> &input);
+  // Packed matrices (rows of 16-byte groups; stridedRowDots walks them).
   /// The activations one 16-byte group of a packed row multiplies (group
-  /// index `group`): f16, (even, odd) columns as two vector<4xf32>; q8_2f,
+  /// index `group`; `input(c)` is the activation at column c, asked only for
+  /// columns < `columns`): f16, (even, odd) columns as two vector<4xf32>; q8_2f,
   /// four vector<4xf32> of 4 columns each. Computed once, dotted with the
   /// same group of several rows by packedGroupDotInputs.
   llvm::SmallVector<mlir::Value>
   packedGroupInputs(mlir::Value group, stage::MatrixFormat format, int64_t columns,
                     const std::function<mlir::Value(mlir::Value)> &input);
+  /// `sum` (vector<4xf32>) plus the products of one loaded group `words`
+  /// with its activations `inputs` (packedGroupInputs).
   mlir::Value packedGroupDotInputs(mlir::Value words, mlir::ValueRange inputs,
                                    mlir::Value sum, stage::MatrixFormat format);
   /// Decodes the 8 halves of a vector<4xi32> into (even, odd) vector<4xf32>:
@@ -169,8 +161,7 @@ public:
   mlir::Value decodeCodes(mlir::Value word);
 
 private:
-  mlir::Value reduceScratch();
-  mlir::Value manyScratch(int64_t count);
+  mlir::Value reduceScratch(int64_t count);
 
   mlir::gpu::GPUFuncOp func;
   const mlir::IRMapping &buffers;
@@ -178,8 +169,7 @@ private:
   bool subgroupReduce;
   const StageToGPUOptions &kernelOptions;
   mlir::Value scratch;
-  mlir::Value wideScratch;
-  int64_t wideScratchCount = 0;
+  int64_t scratchCount = 0;
   mlir::Value virtualWorkgroupId;
   int64_t virtualWorkgroups = 0;
   mlir::Value virtualGlobalId;
@@ -234,6 +224,14 @@ KernelShape shapeOf(stage::SlerpOp op, const StageToGPUOptions &o);
 void buildKernel(stage::SlerpOp op, KernelBuilder &kb);
 KernelShape shapeOf(stage::DoryMixOp op, const StageToGPUOptions &o);
 void buildKernel(stage::DoryMixOp op, KernelBuilder &kb);
+
+/// Vulkan's guaranteed minimum of maxComputeWorkGroupCount[0]: no grid is
+/// wider; a kernel with more items walks them in turn.
+constexpr int64_t kMaxGridWorkgroups = 65535;
+
+/// Rows one item of a row-item kernel holds (mat-vec, head rows, cluster
+/// logits): the format's choice (matvecShapeFor), at most `rows`.
+int64_t rowsPerItem(stage::MatrixFormat format, int64_t rows, const StageToGPUOptions &o);
 
 inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 inline int64_t memrefSize(mlir::Value v, unsigned d) {

@@ -23,8 +23,6 @@ using namespace mlir;
 
 namespace kiln {
 
-/// Vulkan's guaranteed minimum of maxComputeWorkGroupCount[0].
-static constexpr int64_t kMaxWorkgroups = 65535;
 /// 16-byte loads a thread keeps in flight (rows x unrolled groups).
 static constexpr int64_t kLoadsInFlight = 8;
 
@@ -38,10 +36,8 @@ std::pair<int64_t, int64_t> matvecShapeFor(stage::MatrixFormat format,
   return {rows, groups};
 }
 
-/// Rows an item holds: the format's choice, at most the mat-vec's rows.
-static int64_t rowsPerItem(stage::MatVecOp op, const StageToGPUOptions &o) {
-  return std::max<int64_t>(
-      1, std::min<int64_t>(matvecShapeFor(op.getFormat(), o).first, op.getRows()));
+int64_t rowsPerItem(stage::MatrixFormat format, int64_t rows, const StageToGPUOptions &o) {
+  return std::max<int64_t>(1, std::min<int64_t>(matvecShapeFor(format, o).first, rows));
 }
 
 // The loads of every row and `unroll` groups are issued before their
@@ -64,7 +60,7 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
   int64_t count = rows.size();
   int64_t unroll = std::max<int64_t>(1, kLoadsInFlight / count);
   auto vecF32 = VectorType::get({4}, b.getF32Type());
-  Value zero = arith::ConstantOp::create(b, 
+  Value zero = arith::ConstantOp::create(b,
       kb.loc, DenseElementsAttr::get(vecF32, b.getF32FloatAttr(0.0f)));
   Value span = kb.select(kb.ult(start, end), kb.sub(end, start), kb.index(0));
   Value groupCount = kb.div(kb.add(span, kb.index(step - 1)), kb.index(step));
@@ -111,8 +107,8 @@ KernelShape shapeOf(stage::MatVecOp op, const StageToGPUOptions &o) {
   int64_t groupsPerThread = matvecShapeFor(op.getFormat(), o).second;
   int64_t size = std::max<int64_t>(32, llvm::PowerOf2Ceil(ceilDiv(perChunk, groupsPerThread)));
   size = std::min<int64_t>(size, o.reduceWorkgroupSize);
-  int64_t items = ceilDiv(op.getRows(), rowsPerItem(op, o)) * op.getSplitK();
-  return {size, std::min(items, kMaxWorkgroups)};
+  int64_t items = ceilDiv(op.getRows(), rowsPerItem(op.getFormat(), op.getRows(), o)) * op.getSplitK();
+  return {size, std::min(items, kMaxGridWorkgroups)};
 }
 
 namespace {
@@ -134,7 +130,7 @@ public:
     // a stray word stays in bounds): its rows and scales start at e·R, e·C.
     if (op.getExpert()) {
       Value word = kb.load(kb.buffer(op.getExpert()), {kb.index(0)});
-      Value e = kb.min(arith::IndexCastUIOp::create(kb.b, 
+      Value e = kb.min(arith::IndexCastUIOp::create(kb.b,
                            kb.loc, kb.b.getIndexType(), word),
                        kb.index(op.getNumExperts() - 1));
       rowBase = kb.mul(e, kb.index(rows));
@@ -186,13 +182,8 @@ public:
   /// Thread r stores total r (the block's row r). Returns that row
   /// (meaningful where ownsRow(row) holds).
   Value store(const Item &it, ArrayRef<Value> totals) {
-    Value tid = kb.threadId();
-    Value y = totals.front();
-    for (int64_t r = 1; r < rowsPerItem; ++r)
-      y = kb.select(arith::CmpIOp::create(kb.b, kb.loc, arith::CmpIPredicate::eq, tid,
-                                          kb.index(r)),
-                    totals[r], y);
-    Value row = kb.add(it.firstRow, tid);
+    Value y = kb.pickByThread(totals);
+    Value row = kb.add(it.firstRow, kb.threadId());
     kb.ifThen(ownsRow(row), [&] {
       Value v = y;
       Value wrow = rowBase ? kb.add(rowBase, row) : row;
@@ -244,8 +235,8 @@ private:
 } // namespace
 
 void buildKernel(stage::MatVecOp op, KernelBuilder &kb) {
-  MatVecRows rows(op, kb, rowsPerItem(op, kb.options()));
-  int64_t workgroups = kb.gridWorkgroups(std::min(rows.items(), kMaxWorkgroups));
+  MatVecRows rows(op, kb, rowsPerItem(op.getFormat(), op.getRows(), kb.options()));
+  int64_t workgroups = kb.gridWorkgroups(std::min(rows.items(), kMaxGridWorkgroups));
   // The item loop is uniform across the workgroup, as the reduction's
   // barriers require.
   kb.forLoop(kb.workgroupId(), kb.index(rows.items()), kb.index(workgroups),
@@ -254,12 +245,13 @@ void buildKernel(stage::MatVecOp op, KernelBuilder &kb) {
 
 void buildRowEpilogueKernel(ArrayRef<stage::MatVecOp> ops, KernelBuilder &kb,
                             const std::function<void(Value row)> &epilogue) {
-  int64_t perItem = rowsPerItem(ops.front(), kb.options());
+  stage::MatVecOp first = ops.front();
+  int64_t perItem = rowsPerItem(first.getFormat(), first.getRows(), kb.options());
   SmallVector<MatVecRows> matvecs;
   for (stage::MatVecOp op : ops)
     matvecs.emplace_back(op, kb, perItem);
   int64_t items = matvecs.front().items();
-  int64_t workgroups = kb.gridWorkgroups(std::min(items, kMaxWorkgroups));
+  int64_t workgroups = kb.gridWorkgroups(std::min(items, kMaxGridWorkgroups));
   bool shared = llvm::all_of(matvecs, [&](MatVecRows &m) {
     return m.sharesInput(matvecs.front());
   });

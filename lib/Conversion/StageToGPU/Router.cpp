@@ -57,11 +57,11 @@ void buildKernel(stage::RouterOp op, KernelBuilder &kb) {
         Value err = kb.fsub(d2, projected);
         Value score = kb.fsub(kb.load(bias, {e}), err);
         if (shells) {
-          Value masked = arith::CmpFOp::create(kb.b, 
+          Value masked = arith::CmpFOp::create(kb.b,
               kb.loc, arith::CmpFPredicate::OGT, err, kb.load(shells, {e}));
           score = kb.select(masked, negInf, score);
         }
-        Value better = arith::CmpFOp::create(kb.b, 
+        Value better = arith::CmpFOp::create(kb.b,
             kb.loc, arith::CmpFPredicate::OGT, score, carried[0]);
         return {kb.select(better, score, carried[0]),
                 kb.select(better, e, carried[1])};
@@ -70,7 +70,7 @@ void buildKernel(stage::RouterOp op, KernelBuilder &kb) {
   kb.ifThen(arith::CmpIOp::create(kb.b, kb.loc, arith::CmpIPredicate::eq,
                                        kb.threadId(), kb.index(0)),
             [&] {
-              Value id = arith::IndexCastUIOp::create(kb.b, 
+              Value id = arith::IndexCastUIOp::create(kb.b,
                   kb.loc, kb.b.getI32Type(), chosen);
               kb.store(id, kb.buffer(op.getSelected()), {kb.index(0)});
             });

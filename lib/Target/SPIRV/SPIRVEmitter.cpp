@@ -66,7 +66,7 @@ void attributionsToAllocs(gpu::GPUFuncOp func) {
     auto type = llvm::cast<MemRefType>(arg.getType());
     auto workgroup = spirv::StorageClassAttr::get(func.getContext(),
                                                   spirv::StorageClass::Workgroup);
-    auto alloc = memref::AllocOp::create(builder, 
+    auto alloc = memref::AllocOp::create(builder,
         func.getLoc(), MemRefType::get(type.getShape(), type.getElementType(),
                                        MemRefLayoutAttrInterface(), workgroup));
     arg.replaceAllUsesWith(alloc.getResult());

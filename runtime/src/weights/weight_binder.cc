@@ -28,6 +28,16 @@ std::string planShape(const kp::WeightTensor &weight) {
   return text + "]";
 }
 
+/// Whether the tensor's dims are the plan's (a negative dim never is).
+bool sameShape(const kiln::io::TensorView &tensor, const kp::WeightTensor &weight) {
+  if (tensor.shape.size() != weight.shape()->size())
+    return false;
+  for (size_t d = 0; d < tensor.shape.size(); ++d)
+    if (tensor.shape[d] < 0 || static_cast<uint64_t>(tensor.shape[d]) != weight.shape()->Get(d))
+      return false;
+  return true;
+}
+
 } // namespace
 
 Status checkWeightsFile(const kiln::io::SafetensorsFile &file, const kp::Plan &plan) {
@@ -51,11 +61,7 @@ Status checkWeightsFile(const kiln::io::SafetensorsFile &file, const kp::Plan &p
     if (tensor->dtype != wanted)
       return invalidArgument(where + " has dtype " + kiln::io::dtypeName(tensor->dtype) +
                              ", the plan expects " + kiln::io::dtypeName(wanted));
-    bool same = tensor->shape.size() == weight.shape()->size();
-    for (size_t d = 0; same && d < tensor->shape.size(); ++d)
-      same = tensor->shape[d] >= 0 &&
-             static_cast<uint64_t>(tensor->shape[d]) == weight.shape()->Get(d);
-    if (!same)
+    if (!sameShape(*tensor, weight))
       return invalidArgument(where + " has shape " + kiln::io::shapeToString(tensor->shape) +
                              ", the plan expects " + planShape(weight));
   }
@@ -115,10 +121,7 @@ Status placeWeight(const kiln::io::TensorView &tensor, const kp::WeightTensor &w
               !__builtin_mul_overflow(static_cast<uint64_t>(count),
                                       static_cast<uint64_t>(kiln::io::dtypeSize(tensor.dtype)),
                                       &tensorBytes) &&
-              tensorBytes == tensor.byteSize && tensor.data &&
-              tensor.shape.size() == weight.shape()->size();
-  for (flatbuffers::uoffset_t d = 0; same && d < tensor.shape.size(); ++d)
-    same = static_cast<uint64_t>(tensor.shape[d]) == weight.shape()->Get(d);
+              tensorBytes == tensor.byteSize && tensor.data && sameShape(tensor, weight);
   if (!same)
     return invalidArgument(where + ": the tensor has dtype " + kiln::io::dtypeName(tensor.dtype) +
                            " and shape " + kiln::io::shapeToString(tensor.shape) + " (" +
