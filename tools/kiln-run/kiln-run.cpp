@@ -34,6 +34,9 @@ const char *kUsage =
     "  --stats               print dispatches, barriers, bytes and ms per token\n"
     "  --profile             print GPU time per dispatch of the decode program\n"
     "  --no-weight-check     do not scan the weights for NaN/Inf at load (faster start)\n"
+    "  --wait auto|poll|block  how to wait for the device: poll the fence (a busy core, no\n"
+    "                        driver sleep) or block in the driver; auto (default) polls\n"
+    "                        on a GPU and blocks on a CPU device\n"
     "  --print-logprobs      print each generated token's log-probability\n"
     "  --check-reference C [W]\n"
     "                        run the CPU reference of config C (weights W, default --weights)\n"
@@ -53,6 +56,7 @@ struct Arguments {
   uint64_t seed = 0;
   bool stats = false, profile = false, printLogprobs = false, listDevices = false, help = false;
   bool noWeightCheck = false;
+  kiln_wait_mode_t waitMode = KILN_WAIT_AUTO;
 };
 
 bool fail(const std::string &message) {
@@ -114,6 +118,17 @@ bool parseArguments(int argc, char **argv, Arguments &args) {
       args.stats = true;
     } else if (flag == "--no-weight-check") {
       args.noWeightCheck = true;
+    } else if (flag == "--wait") {
+      if (!value(text)) return false;
+      const std::string mode = text;
+      if (mode == "auto")
+        args.waitMode = KILN_WAIT_AUTO;
+      else if (mode == "poll")
+        args.waitMode = KILN_WAIT_POLL;
+      else if (mode == "block")
+        args.waitMode = KILN_WAIT_BLOCK;
+      else
+        return fail("--wait: expected auto, poll or block, got '" + mode + "'");
     } else if (flag == "--profile") {
       args.profile = true;
     } else if (flag == "--print-logprobs") {
@@ -246,6 +261,7 @@ int run(const Arguments &args) {
   options.seed = args.seed;
   options.head_gate = static_cast<float>(args.headGate);
   options.enable_profiling = args.profile ? 1 : 0;
+  options.wait_mode = args.waitMode;
   options.skip_weight_check = args.noWeightCheck ? 1 : 0;
   if (kiln_status_t status = kiln_session_create(handles.plan, &options, &handles.session))
     return report(status);
@@ -368,6 +384,13 @@ int run(const Arguments &args) {
                  perDecode, stats.decode_tokens ? 1.0 : 0.0,
                  generated.size() > 1 ? decodeWallMs / static_cast<double>(generated.size() - 1)
                                       : 0.0);
+    // Where a decode call's time goes: inside vkQueueSubmit, and on the GPU from
+    // the program's first command to its last (the rest is launch and wake-up).
+    if (stats.decode_tokens)
+      std::fprintf(stderr, "decode submit ms/token: %.3f\n",
+                   stats.decode_submit_ms / static_cast<double>(stats.decode_tokens));
+    if (stats.decode_gpu_ms_per_call > 0)
+      std::fprintf(stderr, "decode GPU ms/call: %.3f\n", stats.decode_gpu_ms_per_call);
   }
   if (args.profile) {
     size_t count = 0;

@@ -26,7 +26,8 @@ protected:
   }
 
   // Loads `spec` and opens a session on `weights`; returns "" or the error.
-  std::string open(const PlanSpec &spec, const std::string &weights, bool profiling = false) {
+  std::string open(const PlanSpec &spec, const std::string &weights, bool profiling = false,
+                   kiln_wait_mode_t waitMode = KILN_WAIT_AUTO) {
     auto bytes = buildPlan(spec);
     std::string error = describe(kiln_plan_load_memory(instance_, bytes.data(), bytes.size(), &plan_));
     if (!error.empty())
@@ -35,6 +36,7 @@ protected:
     kiln_session_options_init(&options);
     options.weights_path = weights.c_str();
     options.enable_profiling = profiling ? 1 : 0;
+    options.wait_mode = waitMode;
     return describe(kiln_session_create(plan_, &options, &session_));
   }
 
@@ -161,6 +163,30 @@ TEST_F(SessionTest, ProfilingReportsEveryDispatch) {
   EXPECT_EQ(entries[1].kernel, 1u);
   EXPECT_EQ(entries[0].calls, 2u);
   EXPECT_GE(entries[0].total_ms, 0.0);
+}
+
+TEST_F(SessionTest, PollingAndBlockingGiveTheSameResult) {
+  std::vector<float> results[2];
+  for (kiln_wait_mode_t mode : {KILN_WAIT_POLL, KILN_WAIT_BLOCK}) {
+    ASSERT_EQ(open(chainPlan(), writeChainWeights(dir_), false, mode), "");
+    ASSERT_EQ(describe(kiln_session_step(session_, 1, nullptr)), "");
+    ASSERT_EQ(describe(kiln_session_step(session_, 2, nullptr)), "");
+    results[mode == KILN_WAIT_BLOCK] = readback();
+    kiln_session_stats_t stats;
+    ASSERT_EQ(describe(kiln_session_stats(session_, &stats)), "");
+    EXPECT_GE(stats.decode_submit_ms, 0.0);
+    EXPECT_LE(stats.decode_submit_ms, stats.decode_ms);
+    kiln_session_release(session_);
+    session_ = nullptr;
+    kiln_plan_release(plan_);
+    plan_ = nullptr;
+  }
+  EXPECT_EQ(results[0], results[1]);
+}
+
+TEST_F(SessionTest, UnknownWaitModeIsRefused) {
+  EXPECT_EQ(open(chainPlan(), writeChainWeights(dir_), false, static_cast<kiln_wait_mode_t>(7)),
+            "INVALID_ARGUMENT: kiln_session_create: wait_mode 7 is not a kiln_wait_mode_t");
 }
 
 TEST_F(SessionTest, ProfileWithoutProfilingIsRefused) {

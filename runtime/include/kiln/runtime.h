@@ -133,6 +133,15 @@ void kiln_plan_release(kiln_plan_t* plan);
  * A failed Vulkan call marks the session failed: every later call returns that status. */
 typedef struct kiln_session_s kiln_session_t;
 
+/* How the host waits for the device to finish a call. Polling saves the driver's sleep
+ * and wake-up (0.5-0.6 ms a token on an H200, docs/performance.md) at the price of a busy
+ * host core, which a CPU device needs for itself. */
+typedef enum kiln_wait_mode_t {
+  KILN_WAIT_AUTO = 0,  /* poll on a GPU, block on a CPU device */
+  KILN_WAIT_POLL = 1,  /* poll the fence (a busy host thread) */
+  KILN_WAIT_BLOCK = 2, /* block in the driver */
+} kiln_wait_mode_t;
+
 typedef struct kiln_session_options_t {
   const char* weights_path;   /* safetensors file (required); copied */
   float temperature;          /* 0 = greedy (default) */
@@ -142,6 +151,7 @@ typedef struct kiln_session_options_t {
   int32_t enable_profiling;   /* 1 = GPU timestamps around every dispatch */
   int32_t skip_weight_check;  /* 1 = do not scan the weights for NaN/Inf at load (faster);
                                  default 0: a non-finite weight is INVALID_ARGUMENT */
+  kiln_wait_mode_t wait_mode; /* how the host waits for each call; default AUTO */
 } kiln_session_options_t;
 
 void kiln_session_options_init(kiln_session_options_t* options);
@@ -186,6 +196,9 @@ typedef struct kiln_session_stats_t {
   double prefill_ms;               /* host wall time inside its submissions */
   uint64_t decode_tokens;          /* tokens fed by kiln_session_step */
   double decode_ms;                /* host wall time inside its submissions */
+  double decode_submit_ms;         /* of decode_ms, the time inside vkQueueSubmit */
+  double decode_gpu_ms_per_call;   /* profiling off: GPU time of a whole decode call (two
+                                      timestamps around it), mean over decode calls; else 0 */
 } kiln_session_stats_t;
 
 kiln_status_t kiln_session_stats(const kiln_session_t* session,

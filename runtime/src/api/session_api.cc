@@ -1,7 +1,9 @@
 // C entry points of sessions.
 #include "api/handles.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -20,6 +22,7 @@ void kiln_session_options_init(kiln_session_options_t *options) {
   options->head_gate = -INFINITY;
   options->enable_profiling = 0;
   options->skip_weight_check = 0;
+  options->wait_mode = KILN_WAIT_AUTO;
 }
 
 kiln_status_t kiln_session_create(kiln_plan_t *plan, const kiln_session_options_t *options,
@@ -34,6 +37,22 @@ kiln_status_t kiln_session_create(kiln_plan_t *plan, const kiln_session_options_
   sessionOptions.headGate = options->head_gate;
   sessionOptions.profiling = options->enable_profiling != 0;
   sessionOptions.checkWeightsFinite = options->skip_weight_check == 0;
+  switch (options->wait_mode) {
+  case KILN_WAIT_AUTO:
+    sessionOptions.spinWait = plan->instance->device.physical().type != VK_PHYSICAL_DEVICE_TYPE_CPU;
+    break;
+  case KILN_WAIT_POLL: sessionOptions.spinWait = true; break;
+  case KILN_WAIT_BLOCK: sessionOptions.spinWait = false; break;
+  default:
+    return toCStatus(invalidArgument("kiln_session_create: wait_mode " +
+                                     std::to_string(static_cast<int>(options->wait_mode)) +
+                                     " is not a kiln_wait_mode_t"));
+  }
+  // A measurement knob, not an API: how fast the GPU runs decode programs back to back
+  // with no host between them (docs/performance.md). Outputs are meaningless above 1.
+  if (const char *repeat = std::getenv("KILN_BENCH_DECODE_REPEAT"))
+    sessionOptions.decodeRepeat =
+        static_cast<uint32_t>(std::clamp(std::strtol(repeat, nullptr, 10), 1l, 1024l));
   Ref<kiln_session_s> session = Ref<kiln_session_s>::adopt(new (std::nothrow) kiln_session_s());
   if (!session)
     return toCStatus(resourceExhausted("out of host memory"));

@@ -7,17 +7,9 @@ namespace {
 
 constexpr VkAccessFlags kShaderAccess = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
 
-} // namespace
-
-Status recordProgram(vk::CommandBuffer &commands, const kp::Plan &plan, const kp::Program &program,
-                     const RecordInputs &inputs, vk::TimestampQueries *timestamps,
-                     RecordCounts &counts) {
-  counts = RecordCounts();
-  VkCommandBuffer cb = commands.handle();
-  KILN_RETURN_IF_ERROR(commands.begin(/*oneTimeSubmit=*/false));
-  if (timestamps)
-    timestamps->recordReset(cb);
-
+void recordOnce(VkCommandBuffer cb, vk::CommandBuffer &commands, const kp::Plan &plan,
+                const kp::Program &program, const RecordInputs &inputs,
+                vk::TimestampQueries *timestamps, RecordCounts &counts) {
   // Writes of the previous submission (and the flag fills below) become visible to
   // this one's shaders and indirect reads.
   if (plan.device_flags())
@@ -82,6 +74,29 @@ Status recordProgram(vk::CommandBuffer &commands, const kp::Plan &plan, const kp
                      VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
     ++counts.barriers;
   }
+}
+
+} // namespace
+
+Status recordProgram(vk::CommandBuffer &commands, const kp::Plan &plan, const kp::Program &program,
+                     const RecordInputs &inputs, vk::TimestampQueries *timestamps,
+                     TimestampMode mode, uint32_t repeat, RecordCounts &counts) {
+  counts = RecordCounts();
+  VkCommandBuffer cb = commands.handle();
+  KILN_RETURN_IF_ERROR(commands.begin(/*oneTimeSubmit=*/false));
+  if (mode != TimestampMode::None)
+    timestamps->recordReset(cb);
+  if (mode == TimestampMode::WholeProgram)
+    timestamps->recordWrite(cb, 0);
+  for (uint32_t copy = 0; copy < repeat; ++copy) {
+    // Each copy starts with the entry barrier, so it waits for the one before as
+    // the next call would; the counts are one copy's.
+    counts = RecordCounts();
+    recordOnce(cb, commands, plan, program, inputs,
+               mode == TimestampMode::PerDispatch && copy == 0 ? timestamps : nullptr, counts);
+  }
+  if (mode == TimestampMode::WholeProgram)
+    timestamps->recordWrite(cb, 1);
   return commands.end();
 }
 

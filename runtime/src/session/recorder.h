@@ -26,10 +26,18 @@ struct RecordCounts {
   uint32_t barriers = 0; // every vkCmdPipelineBarrier recorded
 };
 
-/// `timestamps` (may be null) gets a pair of queries around every dispatch.
+/// What the recorded program timestamps: nothing, a pair of queries around every
+/// dispatch (profiling), or one pair around the whole program (its GPU time, which
+/// costs two queries a call).
+enum class TimestampMode { None, PerDispatch, WholeProgram };
+
+/// `timestamps` must hold the queries `mode` writes (none, 2 per dispatch, or 2).
+/// `repeat` records the program that many times back to back (a benchmark of GPU
+/// work without the host between tokens: every copy runs at the same position).
 Status recordProgram(vk::CommandBuffer &commands, const kiln::plan::Plan &plan,
                      const kiln::plan::Program &program, const RecordInputs &inputs,
-                     vk::TimestampQueries *timestamps, RecordCounts &counts);
+                     vk::TimestampQueries *timestamps, TimestampMode mode, uint32_t repeat,
+                     RecordCounts &counts);
 
 } // namespace kiln::rt
 

@@ -209,20 +209,32 @@ Status Session::recordPrograms() {
     inputs.layouts.push_back(pipelines_[k]->layout());
     inputs.sets.push_back(sets_.set(k));
   }
-  auto recordOne = [&](ProgramState &state, const kp::Program &program, bool profiled) -> Status {
+  auto recordOne = [&](ProgramState &state, const kp::Program &program, TimestampMode mode,
+                       uint32_t repeat) -> Status {
     state.program = &program;
     KILN_RETURN_IF_ERROR(state.commands.create(device_.handle(), device_.queueFamily()));
     const uint32_t dispatches = program.dispatches() ? program.dispatches()->size() : 0;
-    if (profiled && dispatches) {
+    // Without timestamp support only profiling is an error; the program's GPU time
+    // is then simply not reported.
+    if (mode == TimestampMode::WholeProgram && device_.physical().timestampValidBits == 0)
+      mode = TimestampMode::None;
+    if (mode == TimestampMode::PerDispatch && dispatches == 0)
+      mode = TimestampMode::None;
+    if (mode != TimestampMode::None) {
       state.timestamps = std::make_unique<vk::TimestampQueries>();
-      KILN_RETURN_IF_ERROR(state.timestamps->create(device_.handle(), 2 * dispatches,
-                                                    device_.physical().timestampPeriodNs,
-                                                    device_.physical().timestampValidBits));
+      KILN_RETURN_IF_ERROR(state.timestamps->create(
+          device_.handle(), mode == TimestampMode::PerDispatch ? 2 * dispatches : 2,
+          device_.physical().timestampPeriodNs, device_.physical().timestampValidBits));
     }
-    return recordProgram(state.commands, plan, program, inputs, state.timestamps.get(), state.counts)
+    state.timestampMode = mode;
+    return recordProgram(state.commands, plan, program, inputs, state.timestamps.get(), mode,
+                         repeat, state.counts)
         .withContext("recording program '" + program.name()->str() + "'");
   };
-  KILN_RETURN_IF_ERROR(recordOne(decode_, plan_.decode(), options_.profiling));
+  KILN_RETURN_IF_ERROR(recordOne(decode_, plan_.decode(),
+                                 options_.profiling ? TimestampMode::PerDispatch
+                                                    : TimestampMode::WholeProgram,
+                                 std::max(1u, options_.decodeRepeat)));
   if (options_.profiling && plan_.decode().dispatches()) {
     for (const kp::Dispatch *dispatch : *plan_.decode().dispatches())
       profileLabels_.push_back(dispatch->label() && dispatch->label()->size()
@@ -232,7 +244,7 @@ Status Session::recordPrograms() {
   }
   if (const kp::Program *prefill = plan_.prefill()) {
     prefill_ = std::make_unique<ProgramState>();
-    KILN_RETURN_IF_ERROR(recordOne(*prefill_, *prefill, false));
+    KILN_RETURN_IF_ERROR(recordOne(*prefill_, *prefill, TimestampMode::None, 1));
   }
   return okStatus();
 }
@@ -275,9 +287,13 @@ Status Session::runCall(ProgramState &state, const int32_t *tokens, uint32_t row
 
   auto start = std::chrono::steady_clock::now();
   KILN_RETURN_IF_ERROR(vk::submit(device_.queue(), state.commands.handle(), fence_.handle()));
-  KILN_RETURN_IF_ERROR(fence_.waitAndReset(kFenceTimeoutNs));
+  auto submitted = std::chrono::steady_clock::now();
+  KILN_RETURN_IF_ERROR(options_.spinWait ? fence_.spinAndReset(kFenceTimeoutNs)
+                                         : fence_.waitAndReset(kFenceTimeoutNs));
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (decoding)
+    decodeSubmitMs_ += std::chrono::duration<double, std::milli>(submitted - start).count();
   totalMs_ += ms;
   (decoding ? decodeMs_ : prefillMs_) += ms;
   (decoding ? decodeTokens_ : prefillTokens_) += rows;
@@ -285,7 +301,7 @@ Status Session::runCall(ProgramState &state, const int32_t *tokens, uint32_t row
   tokens_ += rows;
   position_ += rows;
 
-  if (state.timestamps) {
+  if (state.timestampMode == TimestampMode::PerDispatch) {
     std::vector<double> ms;
     double span = 0;
     KILN_RETURN_IF_ERROR(state.timestamps->readPairs(ms, &span));
@@ -293,6 +309,11 @@ Status Session::runCall(ProgramState &state, const int32_t *tokens, uint32_t row
     for (size_t i = 0; i < ms.size() && i < profileMs_.size(); ++i)
       profileMs_[i] += ms[i];
     ++profiledCalls_;
+  } else if (state.timestampMode == TimestampMode::WholeProgram && decoding) {
+    std::vector<double> ms;
+    KILN_RETURN_IF_ERROR(state.timestamps->readPairs(ms));
+    decodeGpuMs_ += ms[0];
+    ++decodeGpuCalls_;
   }
 
   const kp::Readback *readback = state.program->readback();
@@ -397,6 +418,9 @@ void Session::stats(kiln_session_stats_t &out) const {
   out.decode_ms = decodeMs_;
   out.gpu_span_ms_per_call =
       profiledCalls_ ? profileSpanMs_ / static_cast<double>(profiledCalls_) : 0.0;
+  out.decode_submit_ms = decodeSubmitMs_;
+  out.decode_gpu_ms_per_call =
+      decodeGpuCalls_ ? decodeGpuMs_ / static_cast<double>(decodeGpuCalls_) : 0.0;
 }
 
 Status Session::profile(kiln_dispatch_profile_t *out, size_t capacity, size_t &count) const {

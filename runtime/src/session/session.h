@@ -32,6 +32,8 @@ struct SessionOptions {
   float headGate = 0; // -inf by default (set by the API)
   bool profiling = false;
   bool checkWeightsFinite = true; // scan F16/F32 weights for NaN/Inf at load
+  bool spinWait = false;           // poll the fence instead of blocking in the driver
+  uint32_t decodeRepeat = 1;       // benchmark only: decode recorded this many times a call
 };
 
 class Session {
@@ -53,6 +55,7 @@ private:
     const kiln::plan::Program *program = nullptr;
     vk::CommandBuffer commands;
     std::unique_ptr<vk::TimestampQueries> timestamps;
+    TimestampMode timestampMode = TimestampMode::None;
     RecordCounts counts;
   };
 
@@ -102,6 +105,9 @@ private:
   std::vector<double> profileMs_;   // per decode dispatch
   uint64_t profiledCalls_ = 0;
   double profileSpanMs_ = 0; // first dispatch start to last end, summed over calls
+  double decodeSubmitMs_ = 0;   // host time inside vkQueueSubmit, decode calls
+  double decodeGpuMs_ = 0;      // GPU time of whole decode programs (not profiling)
+  uint64_t decodeGpuCalls_ = 0;
   std::vector<std::string> profileLabels_;
 };
 

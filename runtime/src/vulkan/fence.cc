@@ -2,6 +2,8 @@
 
 #include "vulkan/status_util.h"
 
+#include <chrono>
+
 namespace kiln::rt::vk {
 
 Status Fence::create(VkDevice device) {
@@ -16,6 +18,21 @@ Status Fence::waitAndReset(uint64_t timeoutNs) {
     return internalError("vkWaitForFences: the device did not finish within " +
                          std::to_string(timeoutNs / 1000000000ull) + " s");
   KILN_RETURN_IF_ERROR(vkStatus(result, "vkWaitForFences"));
+  return vkStatus(vkResetFences(device_, 1, &fence_), "vkResetFences");
+}
+
+Status Fence::spinAndReset(uint64_t timeoutNs) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(timeoutNs);
+  for (;;) {
+    VkResult result = vkGetFenceStatus(device_, fence_);
+    if (result == VK_SUCCESS)
+      break;
+    if (result != VK_NOT_READY)
+      return vkStatus(result, "vkGetFenceStatus");
+    if (std::chrono::steady_clock::now() > deadline)
+      return internalError("vkGetFenceStatus: the device did not finish within " +
+                           std::to_string(timeoutNs / 1000000000ull) + " s");
+  }
   return vkStatus(vkResetFences(device_, 1, &fence_), "vkResetFences");
 }
 

@@ -20,6 +20,9 @@ public:
   void destroy();
   /// Waits (bounded: a hung device becomes a status, not a hang) and resets.
   Status waitAndReset(uint64_t timeoutNs);
+  /// The same by polling the fence's status: no sleep and wake-up in the driver, at
+  /// the price of a busy host thread.
+  Status spinAndReset(uint64_t timeoutNs);
   VkFence handle() const { return fence_; }
 
 private:
