@@ -9,8 +9,9 @@
 // STAGES: stage.dispatch "embed"
 // STAGES: stage.dispatch "w"
 // STAGES: stage.dispatch "head"
+// STAGES: stage.dispatch "sample_greedy"
 // UNFUSED-LABEL: func.func @decode
-// UNFUSED-COUNT-3: gpu.launch_func
+// UNFUSED-COUNT-4: gpu.launch_func
 // UNFUSED-NOT: gpu.launch_func
 // UNFUSED: gpu.module @kiln_kernels
 // FUSED-LABEL: func.func @decode

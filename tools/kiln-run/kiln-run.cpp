@@ -37,6 +37,9 @@ const char *kUsage =
     "  --wait auto|poll|block  how to wait for the device: poll the fence (a busy core, no\n"
     "                        driver sleep) or block in the driver; auto (default) polls\n"
     "                        on a GPU and blocks on a CPU device\n"
+    "  --tokens-per-submit N greedy tokens one submission may run when the plan picks on\n"
+    "                        the device (default 16; 1 = a submission per token;\n"
+    "                        --check-reference always steps one token at a time)\n"
     "  --print-logprobs      print each generated token's log-probability\n"
     "  --check-reference C [W]\n"
     "                        run the CPU reference of config C (weights W, default --weights)\n"
@@ -57,6 +60,7 @@ struct Arguments {
   bool stats = false, profile = false, printLogprobs = false, listDevices = false, help = false;
   bool noWeightCheck = false;
   kiln_wait_mode_t waitMode = KILN_WAIT_AUTO;
+  long tokensPerSubmit = 16;
 };
 
 bool fail(const std::string &message) {
@@ -129,6 +133,10 @@ bool parseArguments(int argc, char **argv, Arguments &args) {
         args.waitMode = KILN_WAIT_BLOCK;
       else
         return fail("--wait: expected auto, poll or block, got '" + mode + "'");
+    } else if (flag == "--tokens-per-submit") {
+      if (!value(text) || !parseLong(flag, text, 1, args.tokensPerSubmit)) return false;
+      if (args.tokensPerSubmit > 4096)
+        return fail("--tokens-per-submit: at most 4096");
     } else if (flag == "--profile") {
       args.profile = true;
     } else if (flag == "--print-logprobs") {
@@ -262,6 +270,7 @@ int run(const Arguments &args) {
   options.head_gate = static_cast<float>(args.headGate);
   options.enable_profiling = args.profile ? 1 : 0;
   options.wait_mode = args.waitMode;
+  options.tokens_per_submit = static_cast<uint32_t>(args.tokensPerSubmit);
   options.skip_weight_check = args.noWeightCheck ? 1 : 0;
   if (kiln_status_t status = kiln_session_create(handles.plan, &options, &handles.session))
     return report(status);
@@ -325,7 +334,17 @@ int run(const Arguments &args) {
     }
     generated.push_back(result);
     decodeStart = std::chrono::steady_clock::now();
-    while (static_cast<long>(generated.size()) < args.maxNew) {
+    // The reference compares every step's log-probabilities: one step a call.
+    // Otherwise the session runs as many greedy steps a submission as it may.
+    const size_t wanted = static_cast<size_t>(args.maxNew);
+    if (!reference && generated.size() < wanted) {
+      std::vector<kiln_step_result_t> picks(wanted - generated.size());
+      if (kiln_status_t status = kiln_session_generate(handles.session, result.token,
+                                                       picks.size(), picks.data()))
+        return report(status);
+      generated.insert(generated.end(), picks.begin(), picks.end());
+    }
+    while (generated.size() < wanted) {
       int32_t fed = result.token;
       if (kiln_status_t status = kiln_session_step(handles.session, fed, &result))
         return report(status);
@@ -381,7 +400,10 @@ int run(const Arguments &args) {
                  stats.prefill_ms > 0 ? 1e3 * static_cast<double>(stats.prefill_tokens) /
                                             stats.prefill_ms
                                       : 0.0,
-                 perDecode, stats.decode_tokens ? 1.0 : 0.0,
+                 perDecode,
+                 stats.decode_tokens ? static_cast<double>(stats.decode_calls) /
+                                           static_cast<double>(stats.decode_tokens)
+                                     : 0.0,
                  generated.size() > 1 ? decodeWallMs / static_cast<double>(generated.size() - 1)
                                       : 0.0);
     // Where a decode call's time goes: inside vkQueueSubmit, and on the GPU from

@@ -44,6 +44,20 @@ TEST_F(PlanVerifyTest, ChainPlanLoads) {
   kiln_plan_release(plan);
 }
 
+TEST_F(PlanVerifyTest, DeviceGreedyPickMustFitAStateBuffer) {
+  PlanSpec spec = chainPlan();
+  spec.greedy = std::make_pair(3u, 0ull); // s: State
+  EXPECT_EQ(load(spec), "");
+  spec.greedy = std::make_pair(0u, 0ull); // the weights
+  EXPECT_NE(load(spec).find("sampling.greedy: must live in a State buffer"), std::string::npos)
+      << load(spec);
+  spec.greedy = std::make_pair(3u, 28ull); // 8 bytes from 28 pass s's 32
+  EXPECT_NE(load(spec).find("sampling.greedy: range [28, 36) exceeds buffer 3"), std::string::npos)
+      << load(spec);
+  spec.greedy = std::make_pair(99u, 0ull);
+  EXPECT_NE(load(spec).find("sampling.greedy"), std::string::npos) << load(spec);
+}
+
 TEST_F(PlanVerifyTest, MissingFileIsNotFound) {
   kiln_plan_t *plan = nullptr;
   std::string error = describe(kiln_plan_load_file(instance_, "/nonexistent/x.kplan", &plan));

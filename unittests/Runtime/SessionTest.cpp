@@ -184,6 +184,29 @@ TEST_F(SessionTest, PollingAndBlockingGiveTheSameResult) {
   EXPECT_EQ(results[0], results[1]);
 }
 
+TEST_F(SessionTest, GenerateWithoutADevicePickStepsOneTokenAtATime) {
+  // The chain plan has no sampling.greedy: generate() is step() in a loop.
+  std::vector<kiln_step_result_t> stepped(3), generated(3);
+  ASSERT_EQ(open(chainPlan(), writeChainWeights(dir_)), "");
+  int32_t token = 1;
+  for (auto &result : stepped) {
+    ASSERT_EQ(describe(kiln_session_step(session_, token, &result)), "");
+    token = result.token;
+  }
+  ASSERT_EQ(describe(kiln_session_reset(session_)), "");
+  ASSERT_EQ(describe(kiln_session_generate(session_, 1, generated.size(), generated.data())), "");
+  for (size_t i = 0; i < stepped.size(); ++i) {
+    EXPECT_EQ(generated[i].token, stepped[i].token) << i;
+    EXPECT_EQ(generated[i].logprob, stepped[i].logprob) << i;
+  }
+  EXPECT_EQ(kiln_session_position(session_), 3u);
+  kiln_session_stats_t stats;
+  ASSERT_EQ(describe(kiln_session_stats(session_, &stats)), "");
+  EXPECT_EQ(stats.decode_calls, 6u);
+  EXPECT_EQ(describe(kiln_session_generate(session_, 1, 1, nullptr)),
+            "INVALID_ARGUMENT: kiln_session_generate: null argument");
+}
+
 TEST_F(SessionTest, UnknownWaitModeIsRefused) {
   EXPECT_EQ(open(chainPlan(), writeChainWeights(dir_), false, static_cast<kiln_wait_mode_t>(7)),
             "INVALID_ARGUMENT: kiln_session_create: wait_mode 7 is not a kiln_wait_mode_t");

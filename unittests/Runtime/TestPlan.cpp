@@ -71,7 +71,10 @@ std::vector<uint8_t> buildPlan(const PlanSpec &spec) {
   std::vector<flatbuffers::Offset<kp::DeviceFlag>> flags;
   for (const FlagSpec &flag : spec.flags)
     flags.push_back(kp::CreateDeviceFlagDirect(b, flag.name.c_str(), flag.buffer, flag.offset, flag.resetValue));
-  auto sampling = kp::CreateSampling(b, kp::SamplingSite::Host, spec.headGate);
+  flatbuffers::Offset<kp::DeviceGreedy> greedy = 0;
+  if (spec.greedy)
+    greedy = kp::CreateDeviceGreedy(b, spec.greedy->first, spec.greedy->second);
+  auto sampling = kp::CreateSampling(b, kp::SamplingSite::Host, spec.headGate, greedy);
   auto plan = kp::CreatePlanDirect(b, spec.version, spec.target, "unittest", "test", "{}", "",
                                    spec.vocab, spec.maxPosition, &buffers, &weights, &kernels, params,
                                    &programs, &flags, sampling);

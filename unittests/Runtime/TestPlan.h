@@ -86,6 +86,7 @@ struct PlanSpec {
   std::vector<ProgramSpec> programs;
   kp::HeadGateRule headGate = kp::HeadGateRule::None;
   std::vector<FlagSpec> flags;
+  std::optional<std::pair<uint32_t, uint64_t>> greedy; // sampling.greedy (buffer, offset)
 };
 
 /// The SPIR-V words of Inputs/<name>.spvasm (assembled at build time); empty on error.

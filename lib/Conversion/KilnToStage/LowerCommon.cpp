@@ -274,6 +274,17 @@ LogicalResult Lowering::lowerReturn(kg::ReturnOp op) {
   if (type.getNumElements() != vocab_)
     return refuse(op, "the readback holds the vocabulary (")
            << vocab_ << " values), got " << type.getNumElements();
+  // The greedy pick on the device, after every pass (never skipped by an
+  // early exit): the runtime feeds it to the next step when it runs many
+  // tokens per submit.
+  MLIRContext *ctx = module_.getContext();
+  sampled_ = addArgument(MemRefType::get({2}, IntegerType::get(ctx, 32)),
+                         {BufferKind::State, "sampled", {}});
+  auto sample = stage::DispatchOp::create(builder_, op.getLoc(), kernelName("sample_greedy"));
+  OpBuilder b = OpBuilder::atBlockEnd(&sample.getBody().front());
+  Value readback = func_.getBody().front().getArgument(readbackArg_);
+  stage::SampleGreedyOp::create(b, op.getLoc(), readback, sampled_,
+                                readbackValues_ == "Logits");
   return success();
 }
 
@@ -338,6 +349,13 @@ void Lowering::finish() {
         b.getNamedAttr("reset_value", b.getI64IntegerAttr(0)),
     }));
   func_->setAttr(kDeviceFlagsAttrName, b.getArrayAttr(flags));
+  if (sampled_)
+    func_->setAttr(kSampledAttrName,
+                   b.getDictionaryAttr({
+                       b.getNamedAttr("arg", b.getI64IntegerAttr(
+                                                 cast<BlockArgument>(sampled_).getArgNumber())),
+                       b.getNamedAttr("byte_offset", b.getI64IntegerAttr(0)),
+                   }));
 }
 
 } // namespace kiln::lowering

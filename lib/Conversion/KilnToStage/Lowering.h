@@ -191,6 +191,9 @@ private:
   /// Once the first exit test is emitted, every later dispatch of the call
   /// carries skip_if(exitFlag_)[0].
   mlir::Value exitFlag_;
+  /// The device's greedy pick of the step (stage.sample_greedy): token id
+  /// and log-probability bits, a State buffer the runtime reads.
+  mlir::Value sampled_;
   bool skipping_ = false;
   /// kiln.far_field_capture ops waiting for their prep (by far symbol).
   llvm::StringMap<kg::FarFieldCaptureOp> pendingCaptures_;

@@ -33,7 +33,8 @@ FailureOr<KernelShape> shapeOfStage(Operation *op, const StageToGPUOptions &o) {
             stage::ConvRingOp, stage::GdnStepOp, stage::RopeKvWriteOp,
             stage::AttentionOp, stage::RouterOp, stage::ClusterLogitsOp,
             stage::HeadRowsOp, stage::DoryPrepOp, stage::SlerpOp,
-            stage::DoryMixOp>([&](auto stageOp) { return shapeOf(stageOp, o); })
+            stage::DoryMixOp, stage::SampleGreedyOp>(
+          [&](auto stageOp) { return shapeOf(stageOp, o); })
       .Case<stage::SiluMulOp, stage::AddOp, stage::MulOp, stage::SigmoidGateOp>(
           [&](Operation *e) { return shapeOfElementwise(e, o); })
       .Case<stage::WindowAttentionOp, stage::FarFieldPushOp,
@@ -50,7 +51,8 @@ void buildStage(Operation *op, KernelBuilder &kb) {
             stage::ConvRingOp, stage::GdnStepOp, stage::RopeKvWriteOp,
             stage::AttentionOp, stage::RouterOp, stage::ClusterLogitsOp,
             stage::HeadRowsOp, stage::DoryPrepOp, stage::SlerpOp,
-            stage::DoryMixOp>([&](auto stageOp) { buildKernel(stageOp, kb); })
+            stage::DoryMixOp, stage::SampleGreedyOp>(
+          [&](auto stageOp) { buildKernel(stageOp, kb); })
       .Case<stage::SiluMulOp, stage::AddOp, stage::MulOp, stage::SigmoidGateOp>(
           [&](Operation *e) { buildElementwiseKernel(e, kb); })
       .Case<stage::WindowAttentionOp, stage::FarFieldPushOp,

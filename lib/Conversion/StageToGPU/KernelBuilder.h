@@ -224,6 +224,8 @@ KernelShape shapeOf(stage::SlerpOp op, const StageToGPUOptions &o);
 void buildKernel(stage::SlerpOp op, KernelBuilder &kb);
 KernelShape shapeOf(stage::DoryMixOp op, const StageToGPUOptions &o);
 void buildKernel(stage::DoryMixOp op, KernelBuilder &kb);
+KernelShape shapeOf(stage::SampleGreedyOp op, const StageToGPUOptions &o);
+void buildKernel(stage::SampleGreedyOp op, KernelBuilder &kb);
 
 /// Vulkan's guaranteed minimum of maxComputeWorkGroupCount[0]: no grid is
 /// wider; a kernel with more items walks them in turn.

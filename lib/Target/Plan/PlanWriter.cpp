@@ -197,6 +197,8 @@ private:
   LogicalResult readReadback(func::FuncOp func, const std::vector<LogicalBuffer> &args,
                              PlanProgram &program);
   LogicalResult readDeviceFlags(func::FuncOp func, const std::vector<LogicalBuffer> &args);
+  /// kiln.sampled: where decode leaves its device-side greedy pick.
+  LogicalResult readSampled(func::FuncOp func, const std::vector<LogicalBuffer> &args);
   FailureOr<uint32_t> kernelFor(gpu::LaunchFuncOp launch, gpu::GPUFuncOp kernel,
                                 const std::vector<LogicalBuffer> &args);
   uint32_t bufferOf(int64_t slot) const { return slotToBuffer_.at(slot); }
@@ -225,6 +227,8 @@ private:
   /// Programs whose readback needs a Readback buffer of its own: the index
   /// of the program and the byte size.
   std::vector<std::pair<size_t, uint64_t>> pendingReadbacks_;
+  /// (buffer, byte offset) of decode's device-side greedy pick, if any.
+  std::optional<std::pair<uint32_t, uint64_t>> greedy_;
 };
 
 LogicalResult PlanWriter::readModuleAttributes() {
@@ -542,6 +546,24 @@ LogicalResult PlanWriter::readReadback(func::FuncOp func, const std::vector<Logi
   return success();
 }
 
+LogicalResult PlanWriter::readSampled(func::FuncOp func, const std::vector<LogicalBuffer> &args) {
+  auto sampled = func->getAttrOfType<DictionaryAttr>("kiln.sampled");
+  if (!sampled)
+    return success();
+  auto arg = sampled.getAs<IntegerAttr>("arg");
+  auto offset = sampled.getAs<IntegerAttr>("byte_offset");
+  if (!arg || arg.getInt() < 0 || arg.getInt() >= static_cast<int64_t>(args.size()))
+    return func.emitError("plan writer: kiln.sampled needs `arg` (an argument index)");
+  const LogicalBuffer &buffer = args[arg.getInt()];
+  uint64_t extra = offset ? static_cast<uint64_t>(offset.getInt()) : 0;
+  if (buffer.kind != plan::BufferKind::State || extra % 4 != 0 || extra + 8 > buffer.byteSize)
+    return func.emitError("plan writer: kiln.sampled must name 8 bytes of a state argument, "
+                          "got '")
+           << buffer.name << "'";
+  greedy_ = std::make_pair(bufferOf(buffer.slot), buffer.byteOffset + extra);
+  return success();
+}
+
 LogicalResult PlanWriter::readDeviceFlags(func::FuncOp func,
                                           const std::vector<LogicalBuffer> &args) {
   auto flags = func->getAttrOfType<ArrayAttr>("kiln.device_flags");
@@ -694,6 +716,7 @@ FailureOr<std::vector<uint8_t>> PlanWriter::run() {
     if (failed(readWeights(funcs[i], arguments[i])) ||
         failed(readParams(funcs[i], arguments[i])) ||
         failed(readDeviceFlags(funcs[i], arguments[i])) ||
+        failed(readSampled(funcs[i], arguments[i])) ||
         failed(readProgram(funcs[i], arguments[i])))
       return failure();
   return serialize();
@@ -790,9 +813,13 @@ FailureOr<std::vector<uint8_t>> PlanWriter::serialize() {
     flags.push_back(plan::CreateDeviceFlagDirect(fbb, f.name.c_str(), f.buffer, f.byteOffset,
                                                  f.resetValue));
   // Embryo's hierarchical head has a gate the session chooses; Dory has none.
+  fb::Offset<plan::DeviceGreedy> greedy;
+  if (greedy_)
+    greedy = plan::CreateDeviceGreedy(fbb, greedy_->first, greedy_->second);
   auto sampling = plan::CreateSampling(fbb, plan::SamplingSite::Host,
                                        family_ == "embryo" ? plan::HeadGateRule::SessionOption
-                                                           : plan::HeadGateRule::None);
+                                                           : plan::HeadGateRule::None,
+                                       greedy);
   auto root = plan::CreatePlanDirect(
       fbb, static_cast<uint32_t>(plan::Version::Current),
       options_.embedSPIRV ? plan::Target::Vulkan : plan::Target::Metal, options_.producer.c_str(),

@@ -152,6 +152,9 @@ typedef struct kiln_session_options_t {
   int32_t skip_weight_check;  /* 1 = do not scan the weights for NaN/Inf at load (faster);
                                  default 0: a non-finite weight is INVALID_ARGUMENT */
   kiln_wait_mode_t wait_mode; /* how the host waits for each call; default AUTO */
+  uint32_t tokens_per_submit; /* kiln_session_generate: greedy steps one submission may run
+                                 when the plan picks on the device; default 16; 0 or
+                                 1 = a submission per token */
 } kiln_session_options_t;
 
 void kiln_session_options_init(kiln_session_options_t* options);
@@ -172,6 +175,15 @@ kiln_status_t kiln_session_prefill(kiln_session_t* session, const int32_t* token
 /* Feeds one token at the next position and samples the following token. */
 kiln_status_t kiln_session_step(kiln_session_t* session, int32_t token,
                                 kiln_step_result_t* out_result);
+/* Feeds `token`, then each token it picks, `count` steps in all: out_results[i] is the
+ * token picked after step i (what kiln_session_step would return; the last one is not
+ * fed). Greedy (temperature 0) with a plan whose decode program picks on the device,
+ * it runs up to `tokens_per_submit` steps a submission, the device feeding each pick
+ * to the next step; otherwise one kiln_session_step a token. Stop tokens are the
+ * caller's: every step of a submission runs, so ask for as many as a stop could cut.
+ * Afterwards kiln_session_read_logprobs gives the last step's log-probabilities. */
+kiln_status_t kiln_session_generate(kiln_session_t* session, int32_t token, size_t count,
+                                    kiln_step_result_t* out_results);
 /* Copies the first `count` (<= vocab) log-probabilities of the last call. */
 kiln_status_t kiln_session_read_logprobs(kiln_session_t* session, float* out_values,
                                          size_t count);
@@ -197,6 +209,8 @@ typedef struct kiln_session_stats_t {
   uint64_t decode_tokens;          /* tokens fed by kiln_session_step */
   double decode_ms;                /* host wall time inside its submissions */
   double decode_submit_ms;         /* of decode_ms, the time inside vkQueueSubmit */
+  uint64_t decode_calls;           /* submissions of step/generate (fewer than decode_tokens
+                                      when generate runs many tokens a submission) */
   double decode_gpu_ms_per_call;   /* profiling off: GPU time of a whole decode call (two
                                       timestamps around it), mean over decode calls; else 0 */
 } kiln_session_stats_t;

@@ -23,6 +23,7 @@ void kiln_session_options_init(kiln_session_options_t *options) {
   options->enable_profiling = 0;
   options->skip_weight_check = 0;
   options->wait_mode = KILN_WAIT_AUTO;
+  options->tokens_per_submit = 16;
 }
 
 kiln_status_t kiln_session_create(kiln_plan_t *plan, const kiln_session_options_t *options,
@@ -37,6 +38,11 @@ kiln_status_t kiln_session_create(kiln_plan_t *plan, const kiln_session_options_
   sessionOptions.headGate = options->head_gate;
   sessionOptions.profiling = options->enable_profiling != 0;
   sessionOptions.checkWeightsFinite = options->skip_weight_check == 0;
+  if (options->tokens_per_submit > 4096)
+    return toCStatus(invalidArgument("kiln_session_create: tokens_per_submit " +
+                                     std::to_string(options->tokens_per_submit) +
+                                     " is above 4096"));
+  sessionOptions.tokensPerSubmit = std::max(1u, options->tokens_per_submit);
   switch (options->wait_mode) {
   case KILN_WAIT_AUTO:
     sessionOptions.spinWait = plan->instance->device.physical().type != VK_PHYSICAL_DEVICE_TYPE_CPU;
@@ -80,6 +86,13 @@ kiln_status_t kiln_session_step(kiln_session_t *session, int32_t token, kiln_ste
   if (!session)
     return toCStatus(invalidArgument("kiln_session_step: session is null"));
   return toCStatus(session->session->step(token, out_result));
+}
+
+kiln_status_t kiln_session_generate(kiln_session_t *session, int32_t token, size_t count,
+                                    kiln_step_result_t *out_results) {
+  if (!session || (!out_results && count))
+    return toCStatus(invalidArgument("kiln_session_generate: null argument"));
+  return toCStatus(session->session->generate(token, count, out_results));
 }
 
 kiln_status_t kiln_session_read_logprobs(kiln_session_t *session, float *out_values, size_t count) {

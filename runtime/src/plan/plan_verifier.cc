@@ -518,6 +518,12 @@ Status verifyPlanMeaning(const kp::Plan &plan, const DeviceLimits &limits) {
   if (plan.sampling() && (plan.sampling()->site() > kp::SamplingSite::MAX ||
                           plan.sampling()->head_gate() > kp::HeadGateRule::MAX))
     return bad("sampling", "unknown site or head_gate rule");
+  if (const kp::DeviceGreedy *greedy = plan.sampling() ? plan.sampling()->greedy() : nullptr) {
+    KILN_RETURN_IF_ERROR(
+        checkRange(plan, greedy->buffer(), greedy->byte_offset(), 8, "sampling.greedy"));
+    if (bufferKind(plan, greedy->buffer()) != kp::BufferKind::State)
+      return bad("sampling.greedy", "must live in a State buffer");
+  }
   return okStatus();
 }
 

@@ -7,9 +7,13 @@ namespace {
 
 constexpr VkAccessFlags kShaderAccess = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
 
-void recordOnce(VkCommandBuffer cb, vk::CommandBuffer &commands, const kp::Plan &plan,
-                const kp::Program &program, const RecordInputs &inputs,
-                vk::TimestampQueries *timestamps, RecordCounts &counts) {
+} // namespace
+
+void recordProgramBody(vk::CommandBuffer &commands, const kp::Plan &plan,
+                       const kp::Program &program, const RecordInputs &inputs,
+                       vk::TimestampQueries *timestamps, bool withReadback,
+                       RecordCounts &counts) {
+  VkCommandBuffer cb = commands.handle();
   // Writes of the previous submission (and the flag fills below) become visible to
   // this one's shaders and indirect reads.
   if (plan.device_flags())
@@ -57,7 +61,8 @@ void recordOnce(VkCommandBuffer cb, vk::CommandBuffer &commands, const kp::Plan 
     }
   }
 
-  if (const kp::Readback *readback = program.readback()) {
+  const kp::Readback *readback = withReadback ? program.readback() : nullptr;
+  if (readback) {
     const bool copy = readback->source_buffer() != readback->buffer() ||
                       readback->source_offset() != readback->byte_offset();
     if (copy) {
@@ -76,8 +81,6 @@ void recordOnce(VkCommandBuffer cb, vk::CommandBuffer &commands, const kp::Plan 
   }
 }
 
-} // namespace
-
 Status recordProgram(vk::CommandBuffer &commands, const kp::Plan &plan, const kp::Program &program,
                      const RecordInputs &inputs, vk::TimestampQueries *timestamps,
                      TimestampMode mode, uint32_t repeat, RecordCounts &counts) {
@@ -92,8 +95,9 @@ Status recordProgram(vk::CommandBuffer &commands, const kp::Plan &plan, const kp
     // Each copy starts with the entry barrier, so it waits for the one before as
     // the next call would; the counts are one copy's.
     counts = RecordCounts();
-    recordOnce(cb, commands, plan, program, inputs,
-               mode == TimestampMode::PerDispatch && copy == 0 ? timestamps : nullptr, counts);
+    recordProgramBody(commands, plan, program, inputs,
+                      mode == TimestampMode::PerDispatch && copy == 0 ? timestamps : nullptr,
+                      /*withReadback=*/true, counts);
   }
   if (mode == TimestampMode::WholeProgram)
     timestamps->recordWrite(cb, 1);

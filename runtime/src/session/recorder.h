@@ -31,6 +31,14 @@ struct RecordCounts {
 /// costs two queries a call).
 enum class TimestampMode { None, PerDispatch, WholeProgram };
 
+/// Records `program` into an open command buffer: the entry barrier (device flag
+/// resets first), its dispatches (a timestamp pair around each when `perDispatch` is
+/// given) and, when `withReadback`, the readback copy and the barrier to the host.
+void recordProgramBody(vk::CommandBuffer &commands, const kiln::plan::Plan &plan,
+                       const kiln::plan::Program &program, const RecordInputs &inputs,
+                       vk::TimestampQueries *perDispatch, bool withReadback,
+                       RecordCounts &counts);
+
 /// `timestamps` must hold the queries `mode` writes (none, 2 per dispatch, or 2).
 /// `repeat` records the program that many times back to back (a benchmark of GPU
 /// work without the host between tokens: every copy runs at the same position).

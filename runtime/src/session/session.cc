@@ -246,6 +246,14 @@ Status Session::recordPrograms() {
     prefill_ = std::make_unique<ProgramState>();
     KILN_RETURN_IF_ERROR(recordOne(*prefill_, *prefill, TimestampMode::None, 1));
   }
+  recordInputs_ = std::move(inputs);
+  // Greedy steps run many to a submission when the plan picks on the device;
+  // profiling and the repeat knob measure single calls.
+  if (plan.sampling() && plan.sampling()->greedy() && options_.temperature == 0 &&
+      options_.tokensPerSubmit > 1 && !options_.profiling && options_.decodeRepeat <= 1) {
+    greedy_ = std::make_unique<GreedyBatches>();
+    KILN_RETURN_IF_ERROR(greedy_->create(device_, plan, plan_.decode(), options_.tokensPerSubmit));
+  }
   return okStatus();
 }
 
@@ -298,6 +306,7 @@ Status Session::runCall(ProgramState &state, const int32_t *tokens, uint32_t row
   (decoding ? decodeMs_ : prefillMs_) += ms;
   (decoding ? decodeTokens_ : prefillTokens_) += rows;
   ++calls_;
+  decodeCalls_ += decoding;
   tokens_ += rows;
   position_ += rows;
 
@@ -316,7 +325,11 @@ Status Session::runCall(ProgramState &state, const int32_t *tokens, uint32_t row
     ++decodeGpuCalls_;
   }
 
-  const kp::Readback *readback = state.program->readback();
+  return takeReadback(*state.program);
+}
+
+Status Session::takeReadback(const kp::Program &program) {
+  const kp::Readback *readback = program.readback();
   haveLogprobs_ = false;
   if (!readback)
     return okStatus();
@@ -381,6 +394,76 @@ Status Session::step(int32_t token, kiln_step_result_t *result) {
   return sample(result);
 }
 
+Status Session::generate(int32_t token, size_t count, kiln_step_result_t *results) {
+  if (!failed_.ok())
+    return failed_;
+  if (!results)
+    return invalidArgument("generate: out_results must be non-null");
+  size_t done = 0;
+  while (done < count) {
+    if (!greedy_) {
+      KILN_RETURN_IF_ERROR(step(token, &results[done]));
+      token = results[done++].token;
+      continue;
+    }
+    const uint32_t steps =
+        static_cast<uint32_t>(std::min<size_t>(count - done, greedy_->maxSteps()));
+    KILN_RETURN_IF_ERROR(runGreedyBatch(token, steps, results + done));
+    done += steps;
+    token = results[done - 1].token;
+  }
+  return okStatus();
+}
+
+Status Session::runGreedyBatch(int32_t token, uint32_t steps, kiln_step_result_t *results) {
+  const kp::Plan &plan = plan_.root();
+  // The fed token, and room for every step before max_position.
+  KILN_RETURN_IF_ERROR(checkTokens(std::vector<int32_t>(steps, token).data(), steps));
+  for (uint32_t step = 0; step < steps; ++step) {
+    CallValues values;
+    values.tokens = &token; // the device overwrites it for steps after the first
+    values.rowCount = 1;
+    values.position = position_ + step;
+    values.headGate = plan.sampling()->head_gate() == kp::HeadGateRule::SessionOption
+                          ? options_.headGate
+                          : -INFINITY;
+    values.temperature = options_.temperature;
+    values.topP = options_.topP;
+    values.generator = &generator_;
+    writeParamBlock(*plan.params(), greedy_->block(step), values);
+  }
+  KILN_RETURN_IF_ERROR(greedy_->flushBlocks());
+  VkCommandBuffer commands;
+  KILN_RETURN_IF_ERROR(fail(greedy_->commandsFor(steps, recordInputs_, commands)));
+
+  auto start = std::chrono::steady_clock::now();
+  KILN_RETURN_IF_ERROR(fail(vk::submit(device_.queue(), commands, fence_.handle())));
+  auto submitted = std::chrono::steady_clock::now();
+  KILN_RETURN_IF_ERROR(fail(options_.spinWait ? fence_.spinAndReset(kFenceTimeoutNs)
+                                              : fence_.waitAndReset(kFenceTimeoutNs)));
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  decodeSubmitMs_ += std::chrono::duration<double, std::milli>(submitted - start).count();
+  totalMs_ += ms;
+  decodeMs_ += ms;
+  decodeTokens_ += steps;
+  tokens_ += steps;
+  position_ += steps;
+  ++calls_;
+  ++decodeCalls_;
+
+  KILN_RETURN_IF_ERROR(greedy_->readResults(steps, results));
+  KILN_RETURN_IF_ERROR(takeReadback(plan_.decode()));
+  KILN_RETURN_IF_ERROR(finishReadback());
+  const uint32_t vocab = plan.vocab_size();
+  for (uint32_t step = 0; step < steps; ++step)
+    if (static_cast<uint32_t>(results[step].token) >= vocab)
+      return failedPrecondition("generate: step " + std::to_string(step) +
+                                " of the submission has no finite log-probability to pick "
+                                "(all -inf, or a NaN)");
+  return okStatus();
+}
+
 Status Session::readLogprobs(float *out, size_t count) const {
   if (!failed_.ok())
     return failed_;
@@ -419,6 +502,7 @@ void Session::stats(kiln_session_stats_t &out) const {
   out.gpu_span_ms_per_call =
       profiledCalls_ ? profileSpanMs_ / static_cast<double>(profiledCalls_) : 0.0;
   out.decode_submit_ms = decodeSubmitMs_;
+  out.decode_calls = decodeCalls_;
   out.decode_gpu_ms_per_call =
       decodeGpuCalls_ ? decodeGpuMs_ / static_cast<double>(decodeGpuCalls_) : 0.0;
 }

@@ -7,6 +7,7 @@
 #define KILN_RUNTIME_SESSION_SESSION_H
 
 #include "plan/loaded_plan.h"
+#include "session/greedy_batch.h"
 #include "session/recorder.h"
 #include "session/sampler.h"
 #include "vulkan/buffer.h"
@@ -34,6 +35,7 @@ struct SessionOptions {
   bool checkWeightsFinite = true; // scan F16/F32 weights for NaN/Inf at load
   bool spinWait = false;           // poll the fence instead of blocking in the driver
   uint32_t decodeRepeat = 1;       // benchmark only: decode recorded this many times a call
+  uint32_t tokensPerSubmit = 16;   // generate(): greedy steps one submission may run
 };
 
 class Session {
@@ -44,6 +46,10 @@ public:
 
   Status prefill(const int32_t *tokens, size_t count, kiln_step_result_t *result);
   Status step(int32_t token, kiln_step_result_t *result);
+  /// Feeds `token`, then each token picked, `count` steps; results[i] is the pick
+  /// after step i. Greedy with a plan that picks on the device: up to
+  /// tokensPerSubmit steps a submission; otherwise one step() a token.
+  Status generate(int32_t token, size_t count, kiln_step_result_t *results);
   Status readLogprobs(float *out, size_t count) const;
   Status reset();
   uint32_t position() const { return position_; }
@@ -68,10 +74,14 @@ private:
   Status recordPrograms();
   /// Runs `state` on `rows` tokens at the current position and reads back.
   Status runCall(ProgramState &state, const int32_t *tokens, uint32_t rows, bool decoding);
+  /// Copies `program`'s readback out of the device's buffer.
+  Status takeReadback(const kiln::plan::Program &program);
   /// Turns a logits readback into log-probabilities (once per call).
   Status finishReadback();
   Status sample(kiln_step_result_t *result);
   Status checkTokens(const int32_t *tokens, size_t count) const;
+  /// `steps` greedy steps in one submission (GreedyBatches).
+  Status runGreedyBatch(int32_t token, uint32_t steps, kiln_step_result_t *results);
   /// Marks the session failed with `status` (when it is a failure) and returns it.
   Status fail(const Status &status);
 
@@ -88,6 +98,8 @@ private:
   vk::Fence fence_;
   ProgramState decode_;
   std::unique_ptr<ProgramState> prefill_;
+  RecordInputs recordInputs_;
+  std::unique_ptr<GreedyBatches> greedy_; // null: the plan or options rule it out
 
   uint32_t position_ = 0;
   SplitMix64 generator_;
@@ -108,6 +120,7 @@ private:
   double decodeSubmitMs_ = 0;   // host time inside vkQueueSubmit, decode calls
   double decodeGpuMs_ = 0;      // GPU time of whole decode programs (not profiling)
   uint64_t decodeGpuCalls_ = 0;
+  uint64_t decodeCalls_ = 0;
   std::vector<std::string> profileLabels_;
 };
 

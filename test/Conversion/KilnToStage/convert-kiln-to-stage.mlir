@@ -105,6 +105,9 @@ kiln.model @head_q8 embryo attributes {eps = 1.0e-06 : f32, hidden = 12 : i64, i
 // CHECK-NEXT: stage.matvec {{.*}} input(%[[H]] : memref<8xf32>)
 // CHECK: stage.dispatch "mul" {
 // CHECK-NEXT: stage.mul ins(%{{.*}}, %[[HS]] : memref<4xf32>, memref<4xf32>) out(%arg[[RB]] : memref<4xf32>)
+// The device's greedy pick of the read-out's logits, never skipped.
+// CHECK: stage.dispatch "sample_greedy" {
+// CHECK-NEXT: stage.sample_greedy values(%arg[[RB]] : memref<4xf32>) out(%{{.*}} : memref<2xi32>) {logits}
 // CHECK-NOT: stage.dispatch
 kiln.model @loop dory attributes {eps = 1.0e-06 : f32, hidden = 8 : i64, intermediate = 8 : i64, vocab = 4 : i64} {
   kiln.weight_decl @embed : !kiln.weight<[4, 8], f16>
@@ -283,6 +286,8 @@ kiln.model @far dory attributes {eps = 1.0e-06 : f32, hidden = 8 : i64, intermed
 // CHECK: stage.dispatch "head_2" skip_if(%[[F]] : memref<1xi32>) [0] {
 // CHECK: stage.dispatch "mul_2" skip_if(%[[F]] : memref<1xi32>) [0] {
 // CHECK-NEXT: stage.mul {{.*}} out(%[[RB]] : memref<4xf32>)
+// CHECK: stage.dispatch "sample_greedy" {
+// CHECK-NEXT: stage.sample_greedy values(%[[RB]] : memref<4xf32>) out(%{{.*}} : memref<2xi32>) {logits}
 // CHECK-NOT: stage.dispatch
 kiln.model @exit dory attributes {eps = 1.0e-06 : f32, hidden = 8 : i64, intermediate = 8 : i64, vocab = 4 : i64} {
   kiln.weight_decl @embed : !kiln.weight<[4, 8], f16>

@@ -28,3 +28,23 @@ func.func @mode(%h: memref<64xf32>) {
   }
   return
 }
+
+// -----
+
+func.func @sample_out(%v: memref<16xf32>, %s: memref<3xi32>) {
+  stage.dispatch {
+    // expected-error @+1 {{output has 3 elements, expected 2 (the token and its log-probability)}}
+    stage.sample_greedy values(%v : memref<16xf32>) out(%s : memref<3xi32>)
+  }
+  return
+}
+
+// -----
+
+func.func @sample_vocab(%v: memref<16777216xf32>, %s: memref<2xi32>) {
+  stage.dispatch {
+    // expected-error @+1 {{vocabulary of 16777216 tokens: device sampling holds ids below 2^24}}
+    stage.sample_greedy values(%v : memref<16777216xf32>) out(%s : memref<2xi32>) {logits}
+  }
+  return
+}

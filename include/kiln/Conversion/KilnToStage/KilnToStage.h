@@ -17,6 +17,9 @@ inline constexpr const char *kBufferAttrName = "kiln.buffer";
 inline constexpr const char *kReadbackAttrName = "kiln.readback";
 inline constexpr const char *kParamsAttrName = "kiln.params";
 inline constexpr const char *kDeviceFlagsAttrName = "kiln.device_flags";
+/// {arg, byte_offset}: where stage.sample_greedy leaves the step's greedy token
+/// and its log-probability (docs/pipeline.md).
+inline constexpr const char *kSampledAttrName = "kiln.sampled";
 
 /// Replaces the module's kiln.model by `func.func @decode` of stage
 /// dispatches on logical buffers, then plans scratch memory. The lowering is

@@ -20,7 +20,7 @@ using namespace mlir;
 namespace kiln::stage {
 
 GridKind gridKindOf(Operation *stage) {
-  if (isa<RMSNormOp, RouterOp, SlerpOp, DoryMixOp>(stage))
+  if (isa<RMSNormOp, RouterOp, SlerpOp, DoryMixOp, SampleGreedyOp>(stage))
     return GridKind::SingleWorkgroup;
   if (isa<SiluMulOp, AddOp, MulOp, SigmoidGateOp, ConvRingOp, EmbedGatherOp,
           RopeKvWriteOp>(stage))
@@ -68,7 +68,7 @@ SmallVector<Value> writtenBuffers(Operation *stage) {
   };
   llvm::TypeSwitch<Operation *>(stage)
       .Case<EmbedGatherOp, MatVecOp, AttentionOp, ClusterLogitsOp, HeadRowsOp,
-            SiluMulOp, AddOp, MulOp, SigmoidGateOp>(
+            SiluMulOp, AddOp, MulOp, SigmoidGateOp, SampleGreedyOp>(
           [&](auto op) { add(op.getOut()); })
       .Case([&](RMSNormOp op) {
         // The residual is written back only when partial planes are added.

@@ -412,6 +412,16 @@ LogicalResult ClusterLogitsOp::verify() {
                     "one per cluster");
 }
 
+LogicalResult SampleGreedyOp::verify() {
+  if (failed(verifyBuffers(*this)))
+    return failure();
+  // Token ids travel as f32 through the reduction: exact below 2^24.
+  if (dim(getValues(), 0) >= (int64_t{1} << 24))
+    return emitOpError("vocabulary of ")
+           << dim(getValues(), 0) << " tokens: device sampling holds ids below 2^24";
+  return expectSize(*this, "output", getOut(), 2, "the token and its log-probability");
+}
+
 LogicalResult HeadRowsOp::verify() {
   if (failed(verifyBuffers(*this)) || failed(verifyParams(*this, getParams())))
     return failure();

@@ -494,6 +494,27 @@ def Stage_HeadRowsOp : Stage_Op<"head_rows"> {
   let hasVerifier = 1;
 }
 
+def Stage_SampleGreedyOp : Stage_Op<"sample_greedy"> {
+  let summary = "The greedy next token of the step's read-out, on the device";
+  let description = [{
+    `out[0] = argmax_i values[i]` (ties to the lower id) and `out[1]` the f32
+    bits of its log-probability: `values[t]` for log-probabilities, or
+    `values[t] − logsumexp(values)` with `logits`. With no finite maximum
+    (all −∞ or a NaN) `out[0]` is the vocabulary size, an id no token has: the
+    runtime reports it. One workgroup. The runtime feeds `out[0]` to the next
+    step when it runs many tokens per submit (docs/runtime.md).
+
+    ```mlir
+    stage.sample_greedy values(%lp : memref<256xf32>) out(%s : memref<2xi32>) {logits}
+    ```
+  }];
+  let arguments = (ins Stage_Vector:$values, Stage_Words:$out, UnitAttr:$logits);
+  let assemblyFormat = [{
+    `values` `(` $values `:` type($values) `)` `out` `(` $out `:` type($out) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Dory stages
 //===----------------------------------------------------------------------===//
