@@ -105,6 +105,14 @@ static cl::opt<int64_t> matvecGroupsPerThread(
              "weight format, f16 4, q8_2f 8)"),
     cl::init(0), cl::cat(kilnCategory));
 
+static cl::opt<int64_t> reduceWorkgroupSize(
+    "reduce-workgroup-size",
+    cl::desc("tuning: threads of a one-workgroup stage (rmsnorm, router, slerp, dory_mix, "
+             "sample_greedy) and of gdn_step and mat-vec reductions' cap; a power of two "
+             "within the target's max_workgroup_size (default 0: the largest such, at most "
+             "256)"),
+    cl::init(0), cl::cat(kilnCategory));
+
 namespace {
 
 int fail(const std::string &message);
@@ -322,6 +330,15 @@ int main(int argc, char **argv) {
     if (!desc)
       return fail(desc.error().message());
     ::kiln::applyTarget(*module, *desc, pipeline);
+    if (reduceWorkgroupSize != 0) {
+      const int64_t size = reduceWorkgroupSize;
+      if (size < 32 || (size & (size - 1)) != 0 ||
+          size > static_cast<int64_t>(desc->maxWorkgroupSize))
+        return fail("--reduce-workgroup-size " + std::to_string(size) +
+                    " must be a power of two in [32, " + std::to_string(desc->maxWorkgroupSize) +
+                    "] (the target's max_workgroup_size)");
+      pipeline.reduceWorkgroupSize = size;
+    }
   }
   if (fromConfig &&
       !runTo(::kiln::PipelineLevel::Graph, ::kiln::PipelineLevel::Stages, "lowering to stages"))
