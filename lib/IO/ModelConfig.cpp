@@ -312,6 +312,8 @@ void readDory(FieldReader &reader, DoryConfig &dory) {
   reader.readInt("head_dim", dory.headDim);
   reader.readDouble("rope_theta", dory.ropeTheta);
   reader.readInt("window", dory.window);
+  dory.numSinks = 0;
+  reader.readInt("num_sinks", dory.numSinks, /*required=*/false);
   dory.attnScale = 0.0;
   reader.readDouble("attn_scale", dory.attnScale, /*required=*/false);
 
@@ -510,6 +512,7 @@ void checkDory(RuleChecker &rules, const DoryConfig &dory) {
   rules.bounded("num_kv_heads", dory.numKvHeads, 1, kMaxHeads);
   rules.bounded("head_dim", dory.headDim, 2, kMaxHeadDim);
   rules.bounded("window", dory.window, 1, kMaxPosition);
+  rules.bounded("num_sinks", dory.numSinks, 0, kMaxHeads);
   rules.bounded("loop.passes", dory.loop.passes, 1, kMaxPasses);
   rules.multipleOfField("num_q_heads", dory.numQHeads, "num_kv_heads",
                         dory.numKvHeads);
@@ -666,6 +669,8 @@ std::string toJson(const ModelConfig &config, int indent) {
     root["head_dim"] = dory.headDim;
     root["rope_theta"] = dory.ropeTheta;
     root["window"] = dory.window;
+    if (dory.numSinks > 0)
+      root["num_sinks"] = dory.numSinks;
     root["attn_scale"] = dory.attnScale;
     json loop = {{"passes", dory.loop.passes}};
     loop["exit_threshold"] = dory.loop.exitThreshold

@@ -109,6 +109,12 @@ void addDoryWeights(const ModelConfig &config, WeightListBuilder &out) {
     out.matrix(p + "attn.o", H, dory.queryDim());
     out.vector(p + "attn.s_qk", {dory.numQHeads, dory.headDim});
     out.vector(p + "attn.s_g", {dory.queryDim()});
+    if (dory.numSinks > 0) {
+      out.vector(p + "attn.sink_k",
+                 {dory.numKvHeads, dory.numSinks, dory.headDim});
+      out.vector(p + "attn.sink_v",
+                 {dory.numKvHeads, dory.numSinks, dory.headDim});
+    }
     out.matrix(p + "mlp.gate", I, H);
     out.matrix(p + "mlp.up", I, H);
     out.matrix(p + "mlp.down", H, I);

@@ -1,7 +1,7 @@
 //===- ImportDory.cpp - Dory's token step as kiln ops ---------------------===//
 //
 // MODELS.md "Dory": embedding, then `kiln.loop` over the looped block (prep,
-// near attention + far field, output gate, slerp residuals, scaled MLP) with
+// near attention over sinks and window + far field, output gate, slerp residuals, scaled MLP) with
 // a read-out region when the config has an exit threshold, then the head.
 //
 //===----------------------------------------------------------------------===//
@@ -104,9 +104,16 @@ private:
                              ob.getI64IntegerAttr(d.window), scale);
     }
     KvRingWriteOp::create(ob, b.loc(), ring, prep.getKeyOut(), v, b.position());
+    SmallVector<Value> sinks;
+    if (d.numSinks > 0) {
+      auto type = b.table({d.numKvHeads, d.numSinks, d.headDim});
+      sinks.push_back(b.weight(p + "attn.sink_k", type));
+      sinks.push_back(b.weight(p + "attn.sink_v", type));
+    }
     bool rectify = d.farField && d.farField->rectify;
     Value o = WindowAttentionOp::create(
-        ob, b.loc(), qr.getType(), ring, prep.getQueryOut(), b.position(), far,
+        ob, b.loc(), qr.getType(), ring, prep.getQueryOut(), b.position(),
+        sinks, far,
         ob.getI64IntegerAttr(d.numQHeads), ob.getI64IntegerAttr(d.window),
         scale, rectify ? ob.getUnitAttr() : UnitAttr());
     Value sg = b.weight(p + "attn.s_g", b.vec(qdim));

@@ -29,6 +29,12 @@ static Expected<DoryLayerWeights> readLayer(const WeightReader &reader,
   KILN_REF_READ(w.scaleQk,
                 reader.vector(p + "attn.s_qk", {d.numQHeads, d.headDim}));
   KILN_REF_READ(w.scaleGate, reader.vector(p + "attn.s_g", {d.queryDim()}));
+  if (d.numSinks > 0) {
+    KILN_REF_READ(w.sinkK, reader.vector(p + "attn.sink_k",
+                                         {d.numKvHeads, d.numSinks, d.headDim}));
+    KILN_REF_READ(w.sinkV, reader.vector(p + "attn.sink_v",
+                                         {d.numKvHeads, d.numSinks, d.headDim}));
+  }
   KILN_REF_READ(w.mlp.gate, reader.matrix(p + "mlp.gate", inter, h));
   KILN_REF_READ(w.mlp.up, reader.matrix(p + "mlp.up", inter, h));
   KILN_REF_READ(w.mlp.down, reader.matrix(p + "mlp.down", h, inter));

@@ -103,6 +103,7 @@ void DorySession::runLayer(size_t layer, size_t pass,
   const size_t kvh = toSize(d.numKvHeads), kvDim = kvh * hd;
   const size_t group = toSize(d.qHeadsPerKvHead());
   const size_t window = toSize(d.window);
+  const size_t sinks = toSize(d.numSinks);
 
   // Every row's projections and prep first: row i's pass-p attention reads
   // the earlier rows' pass-p keys.
@@ -152,6 +153,13 @@ void DorySession::runLayer(size_t layer, size_t pass,
     for (size_t hq = 0; hq < qh; ++hq) {
       const size_t kh = hq / group;
       std::vector<const float *> keys, values;
+      // The KV head's sinks come first in the near set, in every pass and
+      // with or without the far field (docs/semantics.md): no position, so
+      // never evicted and not rotated.
+      for (size_t n = 0; n < sinks; ++n) {
+        keys.push_back(w.sinkK.data() + (kh * sinks + n) * hd);
+        values.push_back(w.sinkV.data() + (kh * sinks + n) * hd);
+      }
       for (size_t j = low; j <= position; ++j) {
         keys.push_back(s.keys.data() + j * kvDim + kh * hd);
         values.push_back(s.values.data() + j * kvDim + kh * hd);

@@ -127,6 +127,27 @@ TEST(ModelConfig, ToJsonRoundTrips) {
   }
 }
 
+// Dory's num_sinks (issue 15): optional, 0 by default, and written by toJson
+// only when above 0 so configs without sinks print (and compile) as before.
+TEST(ModelConfig, DoryNumSinks) {
+  json config = exampleJson("dory-tiny.json");
+  Expected<ModelConfig> plain = parseModelConfig(config.dump());
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->dory.numSinks, 0);
+  EXPECT_EQ(toJson(*plain).find("num_sinks"), std::string::npos);
+  config["num_sinks"] = 0;
+  Expected<ModelConfig> zero = parseModelConfig(config.dump());
+  ASSERT_TRUE(zero);
+  EXPECT_EQ(toJson(*zero), toJson(*plain));
+  config["num_sinks"] = 3;
+  Expected<ModelConfig> three = parseModelConfig(config.dump());
+  ASSERT_TRUE(three) << three.error().message();
+  EXPECT_EQ(three->dory.numSinks, 3);
+  Expected<ModelConfig> again = parseModelConfig(toJson(*three));
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->dory.numSinks, 3);
+}
+
 TEST(ModelConfig, FileErrorsNameThePath) {
   Expected<ModelConfig> missing = loadModelConfig("/nonexistent/c.json");
   ASSERT_FALSE(missing);
@@ -272,6 +293,12 @@ const RuleCase kRuleCases[] = {
      "config: loop is missing (required)"},
     {"dory-tiny.json", R"({"loop": {"passes": 0}})",
      "config: loop.passes (0) must be >= 1"},
+    {"dory-tiny.json", R"({"num_sinks": -1})",
+     "config: num_sinks (-1) must be >= 0"},
+    {"dory-tiny.json", R"({"num_sinks": 1025})",
+     "config: num_sinks (1025) exceeds Kiln's limit 1024"},
+    {"dory-tiny.json", R"({"num_sinks": 2.0})",
+     "config: num_sinks must be an integer, got 2.0"},
     // Kiln's size limits: refused by name before anything is allocated (the
     // first two once drove kiln-synth to bad_alloc, the third hung kiln-ref).
     {"dory-tiny.json", R"({"num_layers": 2147483647})",

@@ -169,6 +169,23 @@ TEST(WeightSpec, DoryTinyTensors) {
   EXPECT_EQ(findSpec(f16, "layers.2.attn.q"), nullptr);
 }
 
+TEST(WeightSpec, DorySinkTensors) {
+  ModelConfig config = loadExample("dory-tiny.json");
+  EXPECT_EQ(findSpec(expectedTensors(config, WeightFormat::F16),
+                     "layers.0.attn.sink_k"),
+            nullptr);
+  config.dory.numSinks = 3;
+  for (WeightFormat format : {WeightFormat::F16, WeightFormat::Q8_2F}) {
+    std::vector<TensorSpec> specs = expectedTensors(config, format);
+    for (const char *name : {"layers.0.attn.sink_k", "layers.1.attn.sink_v"}) {
+      const TensorSpec *spec = findSpec(specs, name);
+      ASSERT_NE(spec, nullptr) << name;
+      EXPECT_EQ(spec->dtype, DType::F32) << name;
+      EXPECT_EQ(spec->shape, (std::vector<int64_t>{2, 3, 16})) << name;
+    }
+  }
+}
+
 TEST(WeightSpec, ParameterCounts) {
   // Counted by hand from docs/weights.md.
   {

@@ -337,3 +337,84 @@ TEST(DorySession, NoFarFieldDropsLeavingKeys) {
   EXPECT_EQ(session.landmarkCount(0, 0), 0u);
   expectNoCollapse(tokens);
 }
+
+// Sinks (issue 15): every other tensor of a synthetic file comes from its own
+// stream, so a config with num_sinks differs from dory-tiny only by them.
+TEST(DorySession, SinksAreReadAndAttendedInEveryPath) {
+  io::ModelConfig plain = exampleConfig("dory-tiny");
+  plain.dory.loop.exitThreshold.reset();
+  io::ModelConfig config = plain;
+  config.dory.numSinks = 3;
+  auto model = makeDory(config, io::WeightFormat::F16);
+  auto without = makeDory(plain, io::WeightFormat::F16);
+  ASSERT_TRUE(model && without);
+  ASSERT_EQ(model->layers[1].sinkK.size(), 2u * 3u * 16u);
+  EXPECT_EQ(model->layers[1].sinkK.size(), model->layers[1].sinkV.size());
+  EXPECT_TRUE(without->layers[0].sinkK.empty());
+
+  // Near-only and with the far field, past the window: the sinks change the
+  // log-probs.
+  for (bool far : {true, false}) {
+    auto withSinks = std::make_shared<DoryModel>(*model);
+    auto noSinks = std::make_shared<DoryModel>(*without);
+    if (!far) {
+      withSinks->config.dory.farField.reset();
+      noSinks->config.dory.farField.reset();
+    }
+    DorySession a(withSinks), b(noSinks);
+    auto pa = a.forward(promptOf(12));
+    auto pb = b.forward(promptOf(12));
+    ASSERT_TRUE(pa && pb);
+    EXPECT_GT(maxAbsDifference(*pa, *pb), 1e-3f) << (far ? "far" : "near-only");
+  }
+
+  // One pass: a multi-row call equals one-row calls with sinks too.
+  auto onePass = std::make_shared<DoryModel>(*model);
+  onePass->config.dory.loop.passes = 1;
+  DorySession batched(onePass), stepped(onePass);
+  const std::vector<int> prompt = promptOf(24);
+  const std::vector<int> first(prompt.begin(), prompt.begin() + 9);
+  const std::vector<int> rest(prompt.begin() + 9, prompt.end());
+  ASSERT_TRUE(batched.forward(first));
+  ASSERT_TRUE(stepped.forward(first));
+  auto rows = batched.forwardAllRows(rest);
+  ASSERT_TRUE(rows);
+  for (size_t i = 0; i < rest.size(); ++i) {
+    auto one = stepped.forward({rest[i]});
+    ASSERT_TRUE(one);
+    EXPECT_LT(maxAbsDifference((*rows)[i], *one), 1e-5f) << "row " << i;
+  }
+}
+
+// With attn.q zeroed the prepped query is 0, so every score is 0 and each of
+// the ns sinks and n window keys weighs 1/(ns + n); with attn.v zeroed the
+// output is (sum of the sink values)/(ns + n). Moving sink 1's value onto
+// sink 0 keeps that sum, so the log-probs must not move: both sinks of each
+// KV head are read, at their own rows, with equal weight.
+TEST(DorySession, SinksShareTheSoftmaxEvenlyWhenScoresTie) {
+  io::ModelConfig config = exampleConfig("dory-tiny");
+  config.dory.loop.exitThreshold.reset();
+  config.dory.farField.reset();
+  config.dory.numSinks = 2;
+  auto base = makeDory(config, io::WeightFormat::F16);
+  ASSERT_TRUE(base);
+  auto model = std::make_shared<DoryModel>(*base);
+  for (DoryLayerWeights &w : model->layers) {
+    std::fill(w.q.data.begin(), w.q.data.end(), 0.0f);
+    std::fill(w.v.data.begin(), w.v.data.end(), 0.0f);
+  }
+  auto merged = std::make_shared<DoryModel>(*model);
+  for (DoryLayerWeights &w : merged->layers)
+    for (size_t kh = 0; kh < 2; ++kh)
+      for (size_t e = 0; e < 16; ++e) {
+        float &s0 = w.sinkV[(kh * 2 + 0) * 16 + e];
+        float &s1 = w.sinkV[(kh * 2 + 1) * 16 + e];
+        s0 += s1;
+        s1 = 0.0f;
+      }
+  DorySession a(model), b(merged);
+  auto pa = a.forward(promptOf(11));
+  auto pb = b.forward(promptOf(11));
+  ASSERT_TRUE(pa && pb);
+  EXPECT_LT(maxAbsDifference(*pa, *pb), 1e-5f);
+}

@@ -141,3 +141,42 @@ TEST(NystromFarField, NothingFoldedMeansPlainSoftmax) {
   EXPECT_FLOAT_EQ(o[0], e / (e + 1));
   EXPECT_FLOAT_EQ(o[1], 1 / (e + 1));
 }
+
+// Dory's sinks (issue 15) are the first entries of the near set that
+// DorySession hands to attendNearFar: they take part in the max and the sum
+// like any window key. A hand case: a sink scoring 40 above every other key
+// takes the whole weight (e^-40 ≈ 4e-18 is below f32's resolution at 1).
+TEST(NystromFarField, DominantSinkTakesTheWholeWeight) {
+  const float q[2] = {1, 0};
+  const float sinkKey[2] = {40, 0}, sinkValue[2] = {0.25f, -3};
+  const float k0[2] = {0, 1}, k1[2] = {-1, 0};
+  const float v0[2] = {7, 7}, v1[2] = {-5, 9};
+  const std::vector<float> o = attendNearFar(
+      q, {sinkKey, k0, k1}, {sinkValue, v0, v1}, 2, 1.0f, nullptr, nullptr, false);
+  EXPECT_EQ(o[0], 0.25f);
+  EXPECT_EQ(o[1], -3.0f);
+
+  // With a far field whose keys score like the window's, the common exponent
+  // is the sink's score and the far mass vanishes beside it too.
+  const NystromLandmarks l = sealLandmarks({0, 1}, 1, 2, 1.0f);
+  FarFieldAccumulator far(1, 2);
+  const float farKey[2] = {0, 1}, farValue[2] = {100, 100};
+  far.push(l, farKey, farValue, 1.0f);
+  const std::vector<float> withFar = attendNearFar(
+      q, {sinkKey, k0, k1}, {sinkValue, v0, v1}, 2, 1.0f, &l, &far, true);
+  EXPECT_EQ(withFar[0], 0.25f);
+  EXPECT_EQ(withFar[1], -3.0f);
+}
+
+// A sink scoring exactly like a window key shares the weight with it evenly:
+// it is in the normaliser, not only the max.
+TEST(NystromFarField, SinkIsInTheSoftmaxSum) {
+  const float q[2] = {1, 0};
+  const float sinkKey[2] = {1, 0}, sinkValue[2] = {2, 0};
+  const float k0[2] = {1, 0}, v0[2] = {0, 4};
+  const std::vector<float> o =
+      attendNearFar(q, {sinkKey, k0}, {sinkValue, v0}, 2, 1.0f, nullptr,
+                    nullptr, false);
+  EXPECT_FLOAT_EQ(o[0], 1.0f);
+  EXPECT_FLOAT_EQ(o[1], 2.0f);
+}

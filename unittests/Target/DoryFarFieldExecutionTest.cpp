@@ -139,13 +139,13 @@ std::string DoryFarFieldExecution::setupError;
 //===----------------------------------------------------------------------===//
 
 const char *kWindowAttention = R"(
-func.func @f(%q: memref<144xf32>, %kr: memref<2x8x24xf32>, %vr: memref<2x8x24xf32>,
+func.func @f(%q: memref<144xf32>, %kr: memref<2x8x24xf32>, %vr: memref<2x8x24xf32>,SINKARGS
              %g: memref<144xf32>, %sg: memref<144xf32>, %p: memref<4xi32>,
              %l: memref<2x3x24xf32>, %m: memref<2x3x3xf32>, %s: memref<2x3x26xf32>,
              %meta: memref<6xi32>, %o: memref<144xf32>) {
   stage.dispatch "window_attention" {
     stage.window_attention q(%q : memref<144xf32>) k_ring(%kr : memref<2x8x24xf32>)
-        v_ring(%vr : memref<2x8x24xf32>) gate(%g : memref<144xf32>)
+        v_ring(%vr : memref<2x8x24xf32>)SINKS gate(%g : memref<144xf32>)
         gate_scale(%sg : memref<144xf32>) params(%p : memref<4xi32>)
         far(%l, %m, %s, %meta : memref<2x3x24xf32>, memref<2x3x3xf32>,
             memref<2x3x26xf32>, memref<6xi32>)
@@ -163,11 +163,13 @@ struct FarField {
 /// Near-window plus far-field attention of 2 KV heads × 3 query heads at
 /// position `pos`, against attendNearFar and the reference's sigmoid gate.
 /// `tamper` may change a KV head's landmarks after the seal (e.g. negate M).
+/// With `sinks` > 0 the kernel takes that many sink keys per KV head, first
+/// in the near set (as DorySession hands them to attendNearFar).
 float checkWindowAttention(DoryFarFieldExecution *test, Rng &rng,
                            const Kernel &kernel, int64_t pos, bool rectify,
                            int64_t pushes,
                            const std::function<void(FarField &)> &tamper,
-                           const char *what) {
+                           const char *what, int64_t sinks = 0) {
   const int64_t kvh = 2, qh = kvh * kGroup;
   std::vector<float> kRing(kvh * kCap * kHd), vRing(kvh * kCap * kHd);
   for (int64_t kh = 0; kh < kvh; ++kh)
@@ -221,11 +223,17 @@ float checkWindowAttention(DoryFarFieldExecution *test, Rng &rng,
     far.push_back(std::move(ff));
   }
 
+  // Sink keys are learned, not unit: spread them so some lead the scores.
+  std::vector<float> sinkK = rng.uniform(kvh * sinks * kHd, -0.6f, 0.6f),
+                     sinkV = rng.uniform(kvh * sinks * kHd);
   std::vector<int32_t> params = {0, static_cast<int32_t>(pos), 0, 0};
-  std::vector<Bytes> buffers = {
-      bytesOf(q), bytesOf(kRing), bytesOf(vRing), bytesOf(gate),
-      bytesOf(gateScale), bytesOf(params), bytesOf(landmarks), bytesOf(inverse),
-      bytesOf(sums), bytesOf(meta), bytesOf(std::vector<float>(qh * kHd, -9.0f))};
+  std::vector<Bytes> buffers = {bytesOf(q), bytesOf(kRing), bytesOf(vRing)};
+  if (sinks > 0)
+    buffers.insert(buffers.end(), {bytesOf(sinkK), bytesOf(sinkV)});
+  buffers.insert(buffers.end(),
+                 {bytesOf(gate), bytesOf(gateScale), bytesOf(params),
+                  bytesOf(landmarks), bytesOf(inverse), bytesOf(sums),
+                  bytesOf(meta), bytesOf(std::vector<float>(qh * kHd, -9.0f))});
   test->run(kernel, buffers);
 
   std::vector<float> expected(qh * kHd);
@@ -233,6 +241,10 @@ float checkWindowAttention(DoryFarFieldExecution *test, Rng &rng,
   for (int64_t hq = 0; hq < qh; ++hq) {
     const int64_t kh = hq / kGroup;
     std::vector<const float *> keys, values;
+    for (int64_t n = 0; n < sinks; ++n) {
+      keys.push_back(&sinkK[(kh * sinks + n) * kHd]);
+      values.push_back(&sinkV[(kh * sinks + n) * kHd]);
+    }
     for (int64_t j = low; j <= pos; ++j) {
       keys.push_back(&kRing[(kh * kCap + j % kCap) * kHd]);
       values.push_back(&vRing[(kh * kCap + j % kCap) * kHd]);
@@ -245,13 +257,18 @@ float checkWindowAttention(DoryFarFieldExecution *test, Rng &rng,
       expected[at] = head[d] * kiln::ref::sigmoid(gate[at] * gateScale[at]);
     }
   }
-  return DoryFarFieldExecution::expectNear(valuesOf<float>(buffers[10]),
+  return DoryFarFieldExecution::expectNear(valuesOf<float>(buffers.back()),
                                            expected, 2e-5f, what);
 }
 
-std::string windowAttentionSource(bool rectify) {
+std::string windowAttentionSource(bool rectify, int64_t sinks = 0) {
   std::string s = kWindowAttention;
   s.replace(s.find("RECTIFY"), 7, rectify ? ", rectify" : "");
+  std::string type = "memref<2x" + std::to_string(sinks) + "x24xf32>";
+  s.replace(s.find("SINKARGS"), 8,
+            sinks ? " %sk: " + type + ", %sv: " + type + "," : "");
+  s.replace(s.find("SINKS"), 5,
+            sinks ? " sinks(%sk, %sv : " + type + ", " + type + ")" : "");
   return s;
 }
 
@@ -265,6 +282,17 @@ TEST_F(DoryFarFieldExecution, WindowAttentionNearPlusFarSignedWeights) {
   Kernel kernel = compile(windowAttentionSource(false));
   checkWindowAttention(this, rng, kernel, /*pos=*/13, false, /*pushes=*/4,
                        nullptr, "window_attention near+far, no rectify");
+}
+
+// Sinks (issue 15): 70 per KV head, more than the 64 lanes, so the sink walk
+// strides too; with the far field, then before anything is folded.
+TEST_F(DoryFarFieldExecution, WindowAttentionSinksFirstInTheNearSet) {
+  Kernel kernel = compile(windowAttentionSource(true, 70));
+  checkWindowAttention(this, rng, kernel, /*pos=*/11, true, /*pushes=*/9,
+                       nullptr, "window_attention sinks+near+far", 70);
+  checkWindowAttention(this, rng, kernel, /*pos=*/1, true, /*pushes=*/0,
+                       nullptr, "window_attention sinks+near (nothing folded)",
+                       70);
 }
 
 TEST_F(DoryFarFieldExecution, WindowAttentionNothingFoldedIsPlainSoftmax) {

@@ -116,6 +116,8 @@ struct DoryConfig {
   int64_t headDim = 0;
   double ropeTheta = 10000.0;
   int64_t window = 0;
+  /// Learned sink keys/values per KV head, first in the near set (0: none).
+  int64_t numSinks = 0;
   double attnScale = 0.0; // filled with sqrt(hd) when the key is absent
   LoopConfig loop;
   std::optional<FarFieldConfig> farField;
@@ -161,7 +163,8 @@ Expected<ModelConfig> loadModelConfig(const std::string &path);
 Status validateModelConfig(const ModelConfig &config);
 
 /// Serialises to JSON text that parseModelConfig reads back to an equal config.
-/// Every key is written, defaults included.
+/// Every key is written, defaults included, except Dory's `num_sinks` when it
+/// is 0: configs without sinks keep the text (and the plans) they had before.
 std::string toJson(const ModelConfig &config, int indent = 2);
 
 } // namespace kiln::io

@@ -21,6 +21,8 @@ struct DoryLayerWeights {
   Matrix q, gate, k, v, o;
   std::vector<float> scaleQk;   // s_qk [qh][hd]
   std::vector<float> scaleGate; // s_g [qh·hd]
+  // Sink keys and values [kvh][ns][hd]; empty when the config has none.
+  std::vector<float> sinkK, sinkV;
   ScaledMlpWeights mlp;
   std::vector<float> alphaAttn, alphaMlp; // [H]
 };

@@ -6,7 +6,8 @@
 //   pass p = 0 … passes−1 over all layers (the looped block = all layers):
 //     per layer: q, k, v, gate from h; prep; K/V written to each row's
 //     position (a later pass overwrites the same slot); near attention over
-//     max(0, pos+1−window) … pos plus the far field; sigmoid gate; W_o;
+//     the KV head's sinks (if any), then max(0, pos+1−window) … pos, plus the
+//     far field; sigmoid gate; W_o;
 //     slerp; scaled MLP; slerp;
 //   between passes: with an exit threshold, mix 3 (read-out) then the head;
 //     exit when every row's max probability ≥ threshold, else mix 4; without

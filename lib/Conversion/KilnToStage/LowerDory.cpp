@@ -50,6 +50,16 @@ LogicalResult Lowering::lowerWindowAttention(kg::WindowAttentionOp op) {
   Value kRing = stateBuffer(ring, ringType, "k");
   Value vRing = stateBuffer(ring, ringType, "v");
   Value q = bufferOf(op.getQuery());
+  // Sinks, first in the near set of both stages below.
+  Value sinkK, sinkV;
+  if (!op.getSinks().empty()) {
+    auto k = op.getSinks()[0].getDefiningOp<kg::WeightOp>();
+    auto v = op.getSinks()[1].getDefiningOp<kg::WeightOp>();
+    if (!k || !v)
+      return refuse(op, "sinks must be declared weights");
+    sinkK = tensorWeight(k.getName(), cast<RankedTensorType>(k.getType()));
+    sinkV = tensorWeight(v.getName(), cast<RankedTensorType>(v.getType()));
+  }
   // stage.window_attention applies the output gate too: with one
   // kiln.output_gate reading the result, one stage does both.
   kg::OutputGateOp gate;
@@ -75,8 +85,8 @@ LogicalResult Lowering::lowerWindowAttention(kg::WindowAttentionOp op) {
     if (window < ringType.getCapacity())
       windows = b.getDenseI64ArrayAttr(
           SmallVector<int64_t>(ringType.getKvHeads(), window));
-    stage::AttentionOp::create(b, op.getLoc(), q, q, kRing, vRing, Value(),
-                               Value(), params_, out, fold, windows,
+    stage::AttentionOp::create(b, op.getLoc(), q, q, kRing, vRing, sinkK,
+                               sinkV, params_, out, fold, windows,
                                op.getScaleAttr());
     return success();
   }
@@ -93,7 +103,7 @@ LogicalResult Lowering::lowerWindowAttention(kg::WindowAttentionOp op) {
   Value fold = singleFold(gate.getResult());
   OpBuilder b = dispatch(ring + ".attention");
   stage::WindowAttentionOp::create(
-      b, op.getLoc(), q, kRing, vRing, g, s, params_, far[0], far[1], far[2],
+      b, op.getLoc(), q, kRing, vRing, sinkK, sinkV, g, s, params_, far[0], far[1], far[2],
       far[3], out, fold, op.getWindowAttr(), op.getScaleAttr(),
       op.getRectify() ? b.getUnitAttr() : UnitAttr());
   return success();

@@ -1,7 +1,8 @@
 //===- DoryFarField.cpp - Dory's window attention and far-field push ------===//
 //
-// window_attention: a workgroup per query head. Near scores go to workgroup
-// memory (strided over keys, so the window may exceed the workgroup size);
+// window_attention: a workgroup per query head. Near scores (the sinks'
+// first, then the window's) go to workgroup memory (strided over keys, so
+// the window may exceed the workgroup size);
 // the far part needs only m ≤ 32 landmark scores and gains, kept in
 // workgroup memory too, and the short serial sums over landmarks are run by
 // every lane in the reference's order, so each lane holds the same c, F and
@@ -88,7 +89,11 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
   Value q = kb.buffer(op.getQ());
   Value kRing = kb.buffer(op.getKRing()), vRing = kb.buffer(op.getVRing());
   Value out = kb.buffer(op.getOut());
-  Value scores = kb.workgroupBuffer(window);
+  // Sinks take scores [0, ns), the window's keys [ns, ns + nearCount).
+  int64_t ns = op.getNumSinks();
+  Value sinkK = ns > 0 ? kb.buffer(op.getSinkK()) : Value();
+  Value sinkV = ns > 0 ? kb.buffer(op.getSinkV()) : Value();
+  Value scores = kb.workgroupBuffer(ns + window);
 
   Value head = kb.workgroupId();
   Value kvHead = kb.div(head, kb.index(qh / kvh));
@@ -101,14 +106,27 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
                         kb.sub(top, kb.index(window)));
   Value nearCount = kb.sub(top, low);
   auto slotOf = [&](Value u) { return kb.rem(kb.add(low, u), kb.index(cap)); };
+  // Where near key u's score lives (no extra op without sinks).
+  auto nearAt = [&](Value u) { return ns > 0 ? kb.add(u, kb.index(ns)) : u; };
+  Value keyCount = ns > 0 ? kb.add(nearCount, kb.index(ns)) : nearCount;
 
-  Value localMax = stridedCarried(kb, nearCount, kb.f32(kMostNegative), [&](Value u, Value m) {
+  Value maxInit = kb.f32(kMostNegative);
+  if (ns > 0)
+    maxInit = stridedCarried(kb, kb.index(ns), maxInit, [&](Value u, Value m) {
+      Value s = kb.fmul(
+          dotOver(kb, hd, [&](Value d) { return kb.load(q, {kb.add(qBase, d)}); },
+                  [&](Value d) { return kb.load(sinkK, {kvHead, u, d}); }),
+          scale);
+      kb.store(s, scores, {u});
+      return kb.fmax(m, s);
+    });
+  Value localMax = stridedCarried(kb, nearCount, maxInit, [&](Value u, Value m) {
     Value slot = slotOf(u);
     Value s = kb.fmul(
         dotOver(kb, hd, [&](Value d) { return kb.load(q, {kb.add(qBase, d)}); },
                 [&](Value d) { return kb.load(kRing, {kvHead, slot, d}); }),
         scale);
-    kb.store(s, scores, {u});
+    kb.store(s, scores, {nearAt(u)});
     return kb.fmax(m, s);
   });
   Value exponent = kb.reduce(localMax, ReduceKind::Max);
@@ -166,7 +184,7 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
     farCount = kb.select(useFar, farCount, kb.index(0));
   }
 
-  Value localSum = stridedCarried(kb, nearCount, kb.f32(0.0f), [&](Value u, Value s) {
+  Value localSum = stridedCarried(kb, keyCount, kb.f32(0.0f), [&](Value u, Value s) {
     Value w = kb.exp(kb.fsub(kb.load(scores, {u}), exponent));
     kb.store(w, scores, {u});
     return kb.fadd(s, w);
@@ -177,8 +195,14 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
                       kb.fmax(kb.fadd(nearMass, farMass), kb.f32(1e-30f)));
   Value gate = kb.buffer(op.getGate()), gateScale = kb.buffer(op.getGateScale());
   kb.strided(kb.index(hd), [&](Value d) {
-    Value acc = serial(kb, nearCount, kb.f32(0.0f), [&](Value u, Value a) {
-      return kb.fadd(a, kb.fmul(kb.load(scores, {u}),
+    Value acc = kb.f32(0.0f);
+    if (ns > 0)
+      acc = serial(kb, kb.index(ns), acc, [&](Value u, Value a) {
+        return kb.fadd(a, kb.fmul(kb.load(scores, {u}),
+                                  kb.load(sinkV, {kvHead, u, d})));
+      });
+    acc = serial(kb, nearCount, acc, [&](Value u, Value a) {
+      return kb.fadd(a, kb.fmul(kb.load(scores, {nearAt(u)}),
                                 kb.load(vRing, {kvHead, slotOf(u), d})));
     });
     if (op.getLandmarks()) {

@@ -107,6 +107,38 @@ func.func @f(%r: !kiln.kv_ring<kv_heads = 2, capacity = 8, head_dim = 16>, %q: t
 
 // -----
 
+func.func @f(%r: !kiln.kv_ring<kv_heads = 2, capacity = 8, head_dim = 16>, %q: tensor<96xf32>, %p: index, %s: tensor<2x3x16xf32>) {
+  // expected-error @+1 {{sinks must be (sink_k, sink_v), got 1 operands}}
+  %o = kiln.window_attention %r, %q, %p sinks(%s : tensor<2x3x16xf32>) {num_q_heads = 6 : i64, scale = 4.0 : f32, window = 8 : i64} : !kiln.kv_ring<kv_heads = 2, capacity = 8, head_dim = 16>, tensor<96xf32>
+  return
+}
+
+// -----
+
+func.func @f(%r: !kiln.kv_ring<kv_heads = 2, capacity = 8, head_dim = 16>, %q: tensor<96xf32>, %p: index, %k: tensor<2x3x16xf32>, %v: tensor<2x3x8xf32>) {
+  // expected-error @+1 {{sink_v has shape [2, 3, 8], expected [2, 3, 16]}}
+  %o = kiln.window_attention %r, %q, %p sinks(%k, %v : tensor<2x3x16xf32>, tensor<2x3x8xf32>) {num_q_heads = 6 : i64, scale = 4.0 : f32, window = 8 : i64} : !kiln.kv_ring<kv_heads = 2, capacity = 8, head_dim = 16>, tensor<96xf32>
+  return
+}
+
+// -----
+
+func.func @f(%r: !kiln.kv_ring<kv_heads = 2, capacity = 8, head_dim = 16>, %q: tensor<96xf32>, %p: index, %s: tensor<1x3x16xf32>) {
+  // expected-error @+1 {{sink_k has shape [1, 3, 16], expected [2, 3, 16]}}
+  %o = kiln.window_attention %r, %q, %p sinks(%s, %s : tensor<1x3x16xf32>, tensor<1x3x16xf32>) {num_q_heads = 6 : i64, scale = 4.0 : f32, window = 8 : i64} : !kiln.kv_ring<kv_heads = 2, capacity = 8, head_dim = 16>, tensor<96xf32>
+  return
+}
+
+// -----
+
+func.func @f(%r: !kiln.kv_ring<kv_heads = 2, capacity = 8, head_dim = 16>, %q: tensor<96xf32>, %p: index, %s: tensor<2x16xf32>) {
+  // expected-error @+1 {{sink_k must be [kv_heads, num_sinks >= 1, head_dim]}}
+  %o = kiln.window_attention %r, %q, %p sinks(%s, %s : tensor<2x16xf32>, tensor<2x16xf32>) {num_q_heads = 6 : i64, scale = 4.0 : f32, window = 8 : i64} : !kiln.kv_ring<kv_heads = 2, capacity = 8, head_dim = 16>, tensor<96xf32>
+  return
+}
+
+// -----
+
 func.func @f(%r: !kiln.kv_ring<kv_heads = 2, capacity = 8, head_dim = 16>, %q: tensor<96xf32>, %p: index) {
   // expected-error @+1 {{rectify needs a far field}}
   %o = kiln.window_attention %r, %q, %p {num_q_heads = 6 : i64, rectify, scale = 4.0 : f32, window = 8 : i64} : !kiln.kv_ring<kv_heads = 2, capacity = 8, head_dim = 16>, tensor<96xf32>

@@ -40,6 +40,16 @@ func.func @far_field_step(%q: memref<72xf32>, %kr: memref<1x8x24xf32>, %vr: memr
         far(%l, %m, %s, %meta : memref<1x3x24xf32>, memref<1x3x3xf32>, memref<1x3x26xf32>, memref<3xi32>)
         out(%o : memref<72xf32>) fold(%fold : memref<72xf32>) {window = 5 : i64, scale = 4.89898 : f32, rectify}
   }
+  // Sinks (issue 15) between the rings and the gate.
+  // CHECK: stage.window_attention q(%{{.*}} : memref<72xf32>) k_ring(%{{.*}} : memref<1x8x24xf32>) v_ring(%{{.*}} : memref<1x8x24xf32>) sinks(%{{.*}}, %{{.*}} : memref<1x3x24xf32>, memref<1x3x24xf32>) gate(%{{.*}} : memref<72xf32>)
+  stage.dispatch "attend_sinks" {
+    stage.window_attention q(%q : memref<72xf32>) k_ring(%kr : memref<1x8x24xf32>)
+        v_ring(%vr : memref<1x8x24xf32>) sinks(%l, %l : memref<1x3x24xf32>, memref<1x3x24xf32>)
+        gate(%g : memref<72xf32>) gate_scale(%sg : memref<72xf32>)
+        params(%p : memref<4xi32>)
+        far(%l, %m, %s, %meta : memref<1x3x24xf32>, memref<1x3x3xf32>, memref<1x3x26xf32>, memref<3xi32>)
+        out(%o : memref<72xf32>) {window = 5 : i64, scale = 4.89898 : f32}
+  }
   // CHECK: stage.window_attention
   // CHECK-NOT: far(
   // CHECK-SAME: out(

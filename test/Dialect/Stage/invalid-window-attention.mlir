@@ -197,3 +197,34 @@ func.func @f(%q: memref<72xf32>, %kr: memref<1x8x24xf32>, %vr: memref<1x8x24xf32
   }
   return
 }
+
+// -----
+
+func.func @f(%q: memref<72xf32>, %kr: memref<1x8x24xf32>, %vr: memref<1x8x24xf32>, %sk: memref<2x3x24xf32>, %g: memref<72xf32>, %sg: memref<72xf32>, %p: memref<4xi32>, %o: memref<72xf32>) {
+  stage.dispatch {
+    // expected-error @+1 {{sinks must be [kvh = 1, ns, hd = 24], got 'memref<2x3x24xf32>'}}
+    stage.window_attention q(%q : memref<72xf32>) k_ring(%kr : memref<1x8x24xf32>) v_ring(%vr : memref<1x8x24xf32>) sinks(%sk, %sk : memref<2x3x24xf32>, memref<2x3x24xf32>) gate(%g : memref<72xf32>) gate_scale(%sg : memref<72xf32>) params(%p : memref<4xi32>) out(%o : memref<72xf32>) {window = 5 : i64, scale = 4.0 : f32}
+  }
+  return
+}
+
+// -----
+
+func.func @f(%q: memref<72xf32>, %kr: memref<1x8x24xf32>, %vr: memref<1x8x24xf32>, %sk: memref<1x3x24xf32>, %sv: memref<1x2x24xf32>, %g: memref<72xf32>, %sg: memref<72xf32>, %p: memref<4xi32>, %o: memref<72xf32>) {
+  stage.dispatch {
+    // expected-error @+1 {{sink_k and sink_v must have one type}}
+    stage.window_attention q(%q : memref<72xf32>) k_ring(%kr : memref<1x8x24xf32>) v_ring(%vr : memref<1x8x24xf32>) sinks(%sk, %sv : memref<1x3x24xf32>, memref<1x2x24xf32>) gate(%g : memref<72xf32>) gate_scale(%sg : memref<72xf32>) params(%p : memref<4xi32>) out(%o : memref<72xf32>) {window = 5 : i64, scale = 4.0 : f32}
+  }
+  return
+}
+
+// -----
+
+// The kernel's limit: every near score, sinks included, in workgroup memory.
+func.func @f(%q: memref<72xf32>, %kr: memref<1x8x24xf32>, %vr: memref<1x8x24xf32>, %sk: memref<1x4090x24xf32>, %g: memref<72xf32>, %sg: memref<72xf32>, %p: memref<4xi32>, %o: memref<72xf32>) {
+  stage.dispatch {
+    // expected-error @+1 {{sinks + window = 4090 + 8 = 4098 exceeds the 4096 near scores a workgroup holds (num_sinks + window <= 4096)}}
+    stage.window_attention q(%q : memref<72xf32>) k_ring(%kr : memref<1x8x24xf32>) v_ring(%vr : memref<1x8x24xf32>) sinks(%sk, %sk : memref<1x4090x24xf32>, memref<1x4090x24xf32>) gate(%g : memref<72xf32>) gate_scale(%sg : memref<72xf32>) params(%p : memref<4xi32>) out(%o : memref<72xf32>) {window = 8 : i64, scale = 4.0 : f32}
+  }
+  return
+}

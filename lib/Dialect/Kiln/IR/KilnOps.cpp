@@ -164,11 +164,33 @@ LogicalResult KvRingWriteOp::verify() {
                    ring.getKvHeads() * ring.getHeadDim(), "kv_heads*head_dim");
 }
 
-int64_t RingAttentionOp::getNumSinks() {
-  if (getSinks().empty())
-    return 0;
-  return cast<RankedTensorType>(getSinks().front().getType()).getDimSize(1);
+/// Optional sinks are (sink_k, sink_v), each [kv_heads, num_sinks >= 1,
+/// head_dim] (ring_attention and window_attention).
+static LogicalResult checkSinks(Operation *op, OperandRange sinks, int64_t kvh,
+                                int64_t hd) {
+  if (sinks.empty())
+    return success();
+  if (sinks.size() != 2)
+    return op->emitOpError() << "sinks must be (sink_k, sink_v), got "
+                             << sinks.size() << " operands";
+  auto keyShape = cast<RankedTensorType>(sinks[0].getType()).getShape();
+  if (keyShape.size() != 3 || keyShape[1] < 1)
+    return op->emitOpError() << "sink_k must be [kv_heads, num_sinks >= 1, "
+                                "head_dim]";
+  int64_t ns = keyShape[1];
+  if (failed(checkShape(op, "sink_k", sinks[0], {kvh, ns, hd})) ||
+      failed(checkShape(op, "sink_v", sinks[1], {kvh, ns, hd})))
+    return failure();
+  return success();
 }
+
+static int64_t sinkCount(OperandRange sinks) {
+  if (sinks.empty())
+    return 0;
+  return cast<RankedTensorType>(sinks.front().getType()).getDimSize(1);
+}
+
+int64_t RingAttentionOp::getNumSinks() { return sinkCount(getSinks()); }
 
 int64_t RingAttentionOp::getWindowForKvHead(int64_t kvHead) {
   if (std::optional<ArrayRef<int64_t>> windows = getGroupWindows())
@@ -185,19 +207,8 @@ LogicalResult RingAttentionOp::verify() {
     return failure();
   if (!isPositive(getScoreFloor()))
     return emitOpError() << "score_floor must be > 0";
-  if (!getSinks().empty()) {
-    if (getSinks().size() != 2)
-      return emitOpError() << "sinks must be (sink_k, sink_v), got "
-                           << getSinks().size() << " operands";
-    auto keyShape = cast<RankedTensorType>(getSinks()[0].getType()).getShape();
-    if (keyShape.size() != 3 || keyShape[1] < 1)
-      return emitOpError() << "sink_k must be [kv_heads, num_sinks >= 1, "
-                              "head_dim]";
-    int64_t ns = keyShape[1];
-    if (failed(checkShape(*this, "sink_k", getSinks()[0], {kvh, ns, hd})) ||
-        failed(checkShape(*this, "sink_v", getSinks()[1], {kvh, ns, hd})))
-      return failure();
-  }
+  if (failed(checkSinks(*this, getSinks(), kvh, hd)))
+    return failure();
   if (std::optional<ArrayRef<int64_t>> windows = getGroupWindows()) {
     if (static_cast<int64_t>(windows->size()) != kvh)
       return emitOpError() << "group_windows has " << windows->size()
@@ -286,6 +297,8 @@ LogicalResult QkPrepOp::verify() {
   return checkShape(*this, "qk_scale", getQkScale(), {qh, hd});
 }
 
+int64_t WindowAttentionOp::getNumSinks() { return sinkCount(getSinks()); }
+
 LogicalResult WindowAttentionOp::verify() {
   KvRingType ring = getRing().getType();
   int64_t qh = getNumQHeads(), kvh = ring.getKvHeads(), hd = ring.getHeadDim();
@@ -299,6 +312,8 @@ LogicalResult WindowAttentionOp::verify() {
                          << ")";
   if (!isPositive(getScale()))
     return emitOpError() << "scale must be > 0";
+  if (failed(checkSinks(*this, getSinks(), kvh, hd)))
+    return failure();
   if (Value far = getFar()) {
     auto field = cast<FarFieldType>(far.getType());
     if (field.getQHeads() != qh || field.getKvHeads() != kvh ||

@@ -89,6 +89,8 @@ std::optional<WeightRule> lookupRule(Family family, StringRef canonical) {
       .Case("layers.{i}.attn.o", WeightRule{K::Matrix, {H, A}, "[H, qh*hd]"})
       .Case("layers.{i}.attn.s_qk", WeightRule{K::Tensor, {A, A}, "[qh, hd]"})
       .Case("layers.{i}.attn.s_g", WeightRule{K::Tensor, {A}, "[qh*hd]"})
+      .Cases({"layers.{i}.attn.sink_k", "layers.{i}.attn.sink_v"},
+             WeightRule{K::Tensor, {A, A, A}, "[kvh, ns, hd]"})
       .Cases({"layers.{i}.mlp.gate", "layers.{i}.mlp.up"},
              WeightRule{K::Matrix, {I, H}, "[I, H]"})
       .Case("layers.{i}.mlp.down", WeightRule{K::Matrix, {H, I}, "[H, I]"})

@@ -130,6 +130,10 @@ LogicalResult DispatchOp::verifyRegions() {
 // window_attention
 //===----------------------------------------------------------------------===//
 
+int64_t WindowAttentionOp::getNumSinks() {
+  return getSinkK() ? dim(getSinkK(), 1) : 0;
+}
+
 LogicalResult WindowAttentionOp::verify() {
   if (failed(verifyBuffers(*this)) ||
       failed(verifyPositionWord(*this, getParams(),
@@ -155,10 +159,28 @@ LogicalResult WindowAttentionOp::verify() {
   if (window < 1 || window > cap)
     return emitOpError("window must be in [1, ")
            << cap << "] (the ring capacity), got " << window;
-  if (window > kMaxWindow)
+  if (static_cast<bool>(getSinkK()) != static_cast<bool>(getSinkV()))
+    return emitOpError("sink keys and sink values come together");
+  if (getSinkK()) {
+    if (getSinkK().getType() != getSinkV().getType())
+      return emitOpError("sink_k and sink_v must have one type, got ")
+             << getSinkK().getType() << " and " << getSinkV().getType();
+    if (dim(getSinkK(), 0) != kvh || dim(getSinkK(), 2) != hd)
+      return emitOpError("sinks must be [kvh = ")
+             << kvh << ", ns, hd = " << hd << "], got " << getSinkK().getType();
+  }
+  // Every near score (sinks first, then the window) sits in workgroup memory.
+  int64_t sinks = getNumSinks();
+  if (sinks == 0 && window > kMaxWindow)
     return emitOpError("window ")
            << window << " exceeds the " << kMaxWindow
            << " near scores a workgroup holds";
+  if (sinks + window > kMaxWindow)
+    return emitOpError("sinks + window = ")
+           << sinks << " + " << window << " = " << sinks + window
+           << " exceeds the " << kMaxWindow
+           << " near scores a workgroup holds (num_sinks + window <= "
+           << kMaxWindow << ")";
   if (getLandmarks()) {
     if (failed(verifyFarState(*this, kvh, hd, getLandmarks(), getInverse(),
                               getFarSums(), getFarMeta())))

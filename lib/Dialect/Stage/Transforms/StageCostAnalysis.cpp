@@ -145,7 +145,8 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
       })
       .Case([&](WindowAttentionOp op) {
         int64_t hd = dimOf(op.getKRing(), 2), heads = elements(op.getQ()) / hd;
-        c.flops = uint64_t(4 * heads * op.getWindow() * hd);
+        int64_t keys = static_cast<int64_t>(op.getWindow()) + op.getNumSinks();
+        c.flops = uint64_t(4 * heads * keys * hd);
         c.workgroups = uint64_t(heads);
       })
       .Case([&](FarFieldPushOp op) {

@@ -605,20 +605,25 @@ def Kiln_QkPrepOp : Kiln_Op<"qk_prep", [Pure,
 }
 
 def Kiln_WindowAttentionOp : Kiln_Op<"window_attention", [
-    AllTypesMatch<["query", "result"]>]> {
-  let summary = "Dory sliding-window attention, optionally with the Nystrom far field";
+    AllTypesMatch<["query", "result"]>, AttrSizedOperandSegments]> {
+  let summary = "Dory sliding-window attention with sink keys, optionally with the Nystrom far field";
   let description = [{
-    Query head `hq` reads KV head `hq / (qh/kvh)`, keys `max(0, t+1-window) ... t`
-    of the ring; score `q.k * scale`. Without a far field:
-    `o = softmax(scores) . v`. With `far(%ff)` (see `kiln.far_field_push`), per query
+    Query head `hq` reads KV head `hq / (qh/kvh)`: first its `ns` sink keys
+    (optional `sinks(sink_k, sink_v)`, each `[kv_heads, ns, head_dim]`; no
+    position, so never evicted and not rotated), then keys
+    `max(0, t+1-window) ... t` of the ring; every score is `q.k * scale`
+    against the same (prepared) query. Without a far field:
+    `o = softmax(scores) . v` over sinks and window. With `far(%ff)` (see
+    `kiln.far_field_push`), per query
     head: `e_a = exp(q.l_a*scale - f)` (f = max), `u_b = sum_a e_a M_ab` (clamped at
     0 when `rectify`), `gain_b = u_b exp(f + z_b - c)` with `c` the common exponent
-    shared with the near scores, and
+    shared with the near scores (sinks included), and
     `o = (sum_near e^(s-c) v + sum_b gain_b theta_b) / (sum_near e^(s-c) + sum_b gain_b n_b)`.
     The output gate is the separate `kiln.output_gate`.
 
     ```mlir
-    %o = kiln.window_attention %kv, %qn, %position far(%ff
+    %o = kiln.window_attention %kv, %qn, %position sinks(%sk, %sv
+        : tensor<2x3x16xf32>, tensor<2x3x16xf32>) far(%ff
         : !kiln.far_field<q_heads = 4, kv_heads = 2, landmarks = 4, head_dim = 16>)
         {num_q_heads = 4 : i64, window = 8 : i64, scale = 4.0 : f32, rectify}
         : !kiln.kv_ring<kv_heads = 2, capacity = 8, head_dim = 16>, tensor<64xf32>
@@ -626,15 +631,22 @@ def Kiln_WindowAttentionOp : Kiln_Op<"window_attention", [
   }];
   let arguments = (ins Kiln_StateReadArg<Kiln_KvRingType, "KV ring">:$ring,
                        Kiln_Activation:$query, Index:$position,
+                       Variadic<Kiln_Table>:$sinks,
                        Kiln_StateReadArg<Optional<Kiln_FarFieldType>, "far field">:$far,
                        I64Attr:$num_q_heads, I64Attr:$window, F32Attr:$scale,
                        UnitAttr:$rectify);
   let results = (outs Kiln_Activation:$result);
   let assemblyFormat = [{
-    $ring `,` $query `,` $position (`far` `(` $far^ `:` qualified(type($far)) `)`)? attr-dict
+    $ring `,` $query `,` $position
+    (`sinks` `(` $sinks^ `:` qualified(type($sinks)) `)`)?
+    (`far` `(` $far^ `:` qualified(type($far)) `)`)? attr-dict
     `:` qualified(type($ring)) `,` qualified(type($result))
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Sink keys per KV head (0 without sinks).
+    int64_t getNumSinks();
+  }];
 }
 
 def Kiln_OutputGateOp : Kiln_Op<"output_gate", [Pure, SameOperandsAndResultType]> {

@@ -607,8 +607,10 @@ def Stage_WindowAttentionOp : Stage_Op<"window_attention", [AttrSizedOperandSegm
     One row at position `pos` (params word `position_word`, default 1). Query
     head hq reads KV head `hq / (qh/kvh)` (any ratio). Near keys are positions
     `max(0, pos+1−window) … pos` of the [kvh, cap, hd] rings (slot
-    `j mod cap`, the layout `stage.dory_prep` writes); score
-    `s_j = q·k_j · scale`, with no e^−16 floor. With `far(...)` and once the
+    `j mod cap`, the layout `stage.dory_prep` writes), after the KV head's
+    `ns` sink keys when `sinks(...)` is given ([kvh, ns, hd]: no position,
+    not rotated, scored against the same q); score `s_j = q·k_j · scale`
+    over sinks and window alike, with no e^−16 floor. With `far(...)` and once the
     KV head's landmarks are sealed (count > 0) and a key has been folded
     (folded > 0), over its `count` landmarks (reference `attendNearFar`, seed
     `dory_ofar`):
@@ -617,16 +619,17 @@ def Stage_WindowAttentionOp : Stage_Op<"window_attention", [AttrSizedOperandSegm
       `c = max(max_j s_j, max_b f + z_b)`;
       `gain_b = u_b · exp(f + z_b − c)`; far mass `F = Σ_b gain_b n_b`;
       a negative F drops the far part (F = 0, no far value).
-    Without it, `c = max_j s_j` and F = 0. Then
+    Without it, `c = max_j s_j` and F = 0 (j over sinks and window). Then
     `o = (Σ_j e^{s_j−c} v_j + Σ_b gain_b θ_b) / max(Σ_j e^{s_j−c} + F, 1e−30)`
     and `out = o ⊙ σ(gate ⊙ gate_scale)` (times `fold` when given: the column
     field of W_o under q8_2f). One workgroup per query head; near scores in
-    workgroup memory, walked with the workgroup's stride (the window may
-    exceed the workgroup size). MODELS.md, Dory near attention and far field.
+    workgroup memory (sinks first), walked with the workgroup's stride (the
+    window may exceed the workgroup size); sinks + window ≤ kMaxWindow. MODELS.md, Dory near attention and far field.
 
     ```mlir
     stage.window_attention q(%q : memref<72xf32>) k_ring(%kr : memref<1x8x24xf32>)
-        v_ring(%vr : memref<1x8x24xf32>) gate(%g : memref<72xf32>)
+        v_ring(%vr : memref<1x8x24xf32>)
+        sinks(%sk, %sv : memref<1x3x24xf32>, memref<1x3x24xf32>) gate(%g : memref<72xf32>)
         gate_scale(%sg : memref<72xf32>) params(%p : memref<4xi32>)
         far(%l, %m, %s, %meta : memref<1x3x24xf32>, memref<1x3x3xf32>,
             memref<1x3x26xf32>, memref<3xi32>)
@@ -634,6 +637,7 @@ def Stage_WindowAttentionOp : Stage_Op<"window_attention", [AttrSizedOperandSegm
     ```
   }];
   let arguments = (ins Stage_Vector:$q, Stage_Cube:$k_ring, Stage_Cube:$v_ring,
+                       Optional<Stage_Cube>:$sink_k, Optional<Stage_Cube>:$sink_v,
                        Stage_Vector:$gate, Stage_Vector:$gate_scale,
                        Stage_Words:$params,
                        Optional<Stage_Cube>:$landmarks, Optional<Stage_Cube>:$inverse,
@@ -644,6 +648,7 @@ def Stage_WindowAttentionOp : Stage_Op<"window_attention", [AttrSizedOperandSegm
   let assemblyFormat = [{
     `q` `(` $q `:` type($q) `)`
     `k_ring` `(` $k_ring `:` type($k_ring) `)` `v_ring` `(` $v_ring `:` type($v_ring) `)`
+    (`sinks` `(` $sink_k^ `,` $sink_v `:` type($sink_k) `,` type($sink_v) `)`)?
     `gate` `(` $gate `:` type($gate) `)` `gate_scale` `(` $gate_scale `:` type($gate_scale) `)`
     `params` `(` $params `:` type($params) `)`
     (`far` `(` $landmarks^ `,` $inverse `,` $far_sums `,` $far_meta `:`
@@ -653,7 +658,9 @@ def Stage_WindowAttentionOp : Stage_Op<"window_attention", [AttrSizedOperandSegm
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// Near scores one workgroup holds in workgroup memory.
+    /// Sink keys per KV head (0 without sinks).
+    int64_t getNumSinks();
+    /// Near scores one workgroup holds in workgroup memory: sinks + window.
     static constexpr int64_t kMaxWindow = 4096;
   }];
 }
