@@ -133,6 +133,10 @@ void kiln_plan_release(kiln_plan_t* plan);
  * A failed Vulkan call marks the session failed: every later call returns that status. */
 typedef struct kiln_session_s kiln_session_t;
 
+/* Progress of long work: `done` of `total` bytes. Called on the thread that made the call,
+ * between pieces of the work (so a slow callback slows it). */
+typedef void (*kiln_progress_fn_t)(void* user_data, uint64_t done_bytes, uint64_t total_bytes);
+
 typedef struct kiln_session_options_t {
   const char* weights_path;   /* safetensors file (required); copied */
   float temperature;          /* 0 = greedy (default) */
@@ -142,6 +146,11 @@ typedef struct kiln_session_options_t {
   int32_t enable_profiling;   /* 1 = GPU timestamps around every dispatch */
   int32_t skip_weight_check;  /* 1 = do not scan the weights for NaN/Inf at load (faster);
                                  default 0: a non-finite weight is INVALID_ARGUMENT */
+  /* Weight upload progress (NULL = none, the default): the plan's weights as the file
+   * stores them, reported after each tensor and last with done == total once on the
+   * device. */
+  kiln_progress_fn_t upload_progress;
+  void* upload_progress_user_data;
 } kiln_session_options_t;
 
 void kiln_session_options_init(kiln_session_options_t* options);
@@ -165,6 +174,10 @@ kiln_status_t kiln_session_step(kiln_session_t* session, int32_t token,
 /* Copies the first `count` (<= vocab) log-probabilities of the last call. */
 kiln_status_t kiln_session_read_logprobs(kiln_session_t* session, float* out_values,
                                          size_t count);
+/* Changes the sampler's temperature (0 = greedy) and top_p for later calls; the same
+ * checks as kiln_session_create's options (INVALID_ARGUMENT, the session unchanged). */
+kiln_status_t kiln_session_set_sampling(kiln_session_t* session, float temperature,
+                                        float top_p);
 /* Back to position 0: state buffers zeroed, sampler reseeded, stats kept. A failed
  * session stays failed. */
 kiln_status_t kiln_session_reset(kiln_session_t* session);

@@ -32,6 +32,8 @@ struct SessionOptions {
   float headGate = 0; // -inf by default (set by the API)
   bool profiling = false;
   bool checkWeightsFinite = true; // scan F16/F32 weights for NaN/Inf at load
+  kiln_progress_fn_t uploadProgress = nullptr;
+  void *uploadProgressUserData = nullptr;
 };
 
 class Session {
@@ -44,6 +46,8 @@ public:
   Status step(int32_t token, kiln_step_result_t *result);
   Status readLogprobs(float *out, size_t count) const;
   Status reset();
+  /// New temperature and top_p for later calls (checked as at creation).
+  Status setSampling(float temperature, float topP);
   uint32_t position() const { return position_; }
   void stats(kiln_session_stats_t &out) const;
   Status profile(kiln_dispatch_profile_t *out, size_t capacity, size_t &count) const;
@@ -58,6 +62,7 @@ private:
 
   Session(const vk::Device &device, const LoadedPlan &plan, const SessionOptions &options);
   Status initialize();
+  static Status checkSampling(float temperature, float topP);
   Status allocateBuffers();
   Status zeroBuffers(bool stateOnly);
   Status uploadWeights();
