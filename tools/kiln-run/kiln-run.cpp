@@ -2,6 +2,7 @@
 // Uses only the public C API; every failure reaches main() as one status, printed once.
 #include "kiln/runtime.h"
 
+#include "ProgressBar.h"
 #include "ReferenceCheck.h"
 
 #include <cerrno>
@@ -15,6 +16,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 namespace {
 
@@ -34,6 +37,9 @@ const char *kUsage =
     "  --stats               print dispatches, barriers, bytes and ms per token\n"
     "  --profile             print GPU time per dispatch of the decode program\n"
     "  --no-weight-check     do not scan the weights for NaN/Inf at load (faster start)\n"
+    "  --progress            show the weight upload's progress bar even when stderr is\n"
+    "                        not a terminal (on a terminal it shows by default)\n"
+    "  --quiet               no progress bar\n"
     "  --print-logprobs      print each generated token's log-probability\n"
     "  --check-reference C [W]\n"
     "                        run the CPU reference of config C (weights W, default --weights)\n"
@@ -53,6 +59,7 @@ struct Arguments {
   uint64_t seed = 0;
   bool stats = false, profile = false, printLogprobs = false, listDevices = false, help = false;
   bool noWeightCheck = false;
+  bool forceProgress = false, quiet = false;
 };
 
 bool fail(const std::string &message) {
@@ -114,6 +121,10 @@ bool parseArguments(int argc, char **argv, Arguments &args) {
       args.stats = true;
     } else if (flag == "--no-weight-check") {
       args.noWeightCheck = true;
+    } else if (flag == "--progress") {
+      args.forceProgress = true;
+    } else if (flag == "--quiet") {
+      args.quiet = true;
     } else if (flag == "--profile") {
       args.profile = true;
     } else if (flag == "--print-logprobs") {
@@ -247,6 +258,11 @@ int run(const Arguments &args) {
   options.head_gate = static_cast<float>(args.headGate);
   options.enable_profiling = args.profile ? 1 : 0;
   options.skip_weight_check = args.noWeightCheck ? 1 : 0;
+  kiln::tools::ProgressBar uploadBar("kiln-run: weights");
+  if (!args.quiet && (args.forceProgress || isatty(STDERR_FILENO))) {
+    options.upload_progress = &kiln::tools::ProgressBar::callback;
+    options.upload_progress_user_data = &uploadBar;
+  }
   if (kiln_status_t status = kiln_session_create(handles.plan, &options, &handles.session))
     return report(status);
 
