@@ -2,7 +2,8 @@
 #   runtime      lib/libkiln-runtime.so.*
 #   development  include/kiln/runtime.h, lib/libkiln-runtime.so, lib/cmake/KilnRuntime/
 #                (find_package(KilnRuntime) -> Kiln::Runtime)
-#   tools        bin/kiln-compile, kiln-run, kiln-synth, ... (those built)
+#   tools        bin/kiln-compile, kiln-run, kiln-synth, ... (those built),
+#                share/kiln/targets/*.json
 #   python       the kiln package (python/CMakeLists.txt)
 include(CMakePackageConfigHelpers)
 
@@ -25,6 +26,12 @@ install(FILES ${KILN_BINARY_DIR}/cmake/KilnRuntimeConfig.cmake
               ${KILN_BINARY_DIR}/cmake/KilnRuntimeConfigVersion.cmake
   DESTINATION ${KILN_CMAKE_INSTALL_DIR} COMPONENT development)
 
+# share/kiln/targets: the shipped target descriptors, which an installed kiln-compile reads
+# (stage::defaultTargetDirectory).
+if(TARGET kiln-compile)
+  install(DIRECTORY ${KILN_SOURCE_DIR}/targets/ DESTINATION share/kiln/targets COMPONENT tools
+          FILES_MATCHING PATTERN "*.json")
+endif()
 foreach(tool kiln-compile kiln-run kiln-synth kiln-ref kiln-calibrate kiln-opt kiln-translate)
   if(TARGET ${tool})
     install(TARGETS ${tool} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT tools)

@@ -35,6 +35,15 @@ echo "kiln-run: $expected"
 echo "embed:    $got"
 [ "$got" = "$expected" ] || { echo "install-embed: embed's tokens differ from kiln-run's"; exit 1; }
 
+# The installed kiln-compile reads the installed target descriptors: one removed there is
+# missing, named by its installed path.
+rm "$prefix/share/kiln/targets/lavapipe.json"
+if "$prefix/bin/kiln-compile" --quiet "$src/examples/dory-tiny.json" --weight-format f16 \
+     --cost-target lavapipe -o "$tmp/l.kplan" 2> "$tmp/target.log"; then
+  echo "install-embed: the installed kiln-compile did not read share/kiln/targets"; exit 1
+fi
+grep -qF "$prefix/share/kiln/targets/lavapipe.json" "$tmp/target.log" || { cat "$tmp/target.log"; exit 1; }
+
 # A bad path is a status, reported with its code, not a crash.
 if "$tmp/embed/embed" "$tmp/missing.kplan" "$tmp/w.safetensors" 2> "$tmp/err.log"; then
   echo "install-embed: embed accepted a missing plan"; exit 1
