@@ -32,6 +32,22 @@ struct ProgressCall {
 
 } // namespace
 
+// Marks the session busy for one call (see session.h).
+class Session::InUse {
+public:
+  explicit InUse(const Session &session) : busy_(session.busy_) {
+    if (busy_.exchange(true))
+      throw StatusError(KILN_STATUS_FAILED_PRECONDITION,
+                        "session: in use by another thread (one call at a time)");
+  }
+  ~InUse() { busy_.store(false); }
+  InUse(const InUse &) = delete;
+  InUse &operator=(const InUse &) = delete;
+
+private:
+  std::atomic<bool> &busy_;
+};
+
 Session::Session(std::shared_ptr<Plan> plan, const SessionOptions &options)
     : plan_(std::move(plan)), temperature_(options.temperature), topP_(options.topP) {
   if (!plan_)
@@ -68,6 +84,7 @@ Session::Session(std::shared_ptr<Plan> plan, const SessionOptions &options)
 }
 
 void Session::close() {
+  InUse use(*this);
   kiln_session_release(session_);
   session_ = nullptr;
 }
@@ -84,6 +101,7 @@ void Session::remember(const kiln_step_result_t &result) {
 }
 
 int32_t Session::prefill(const std::vector<int32_t> &tokens) {
+  InUse use(*this);
   kiln_session_t *session = handle();
   kiln_step_result_t result{};
   {
@@ -95,6 +113,7 @@ int32_t Session::prefill(const std::vector<int32_t> &tokens) {
 }
 
 int32_t Session::step(std::optional<int32_t> token) {
+  InUse use(*this);
   kiln_session_t *session = handle();
   if (!token && !lastToken_)
     throw StatusError(KILN_STATUS_FAILED_PRECONDITION,
@@ -111,6 +130,7 @@ int32_t Session::step(std::optional<int32_t> token) {
 py::object Session::generate(size_t count, const std::optional<std::vector<int32_t>> &prompt,
                              std::optional<float> temperature, std::optional<float> topP,
                              bool returnLogprobs) {
+  InUse use(*this);
   kiln_session_t *session = handle();
   if (!prompt && count && !lastToken_)
     throw StatusError(KILN_STATUS_FAILED_PRECONDITION,
@@ -119,7 +139,7 @@ py::object Session::generate(size_t count, const std::optional<std::vector<int32
   const float savedTemperature = temperature_, savedTopP = topP_;
   const bool changed = temperature || topP;
   if (changed)
-    setSampling(temperature.value_or(temperature_), topP.value_or(topP_));
+    applySampling(temperature.value_or(temperature_), topP.value_or(topP_));
   std::vector<int32_t> tokens;
   std::vector<float> logprobs;
   kiln_status_t failure = nullptr;
@@ -142,7 +162,7 @@ py::object Session::generate(size_t count, const std::optional<std::vector<int32
     lastLogprob_ = logprobs.back();
   }
   if (changed)
-    setSampling(savedTemperature, savedTopP);
+    applySampling(savedTemperature, savedTopP);
   check(failure);
   py::list ids = py::cast(tokens);
   if (!returnLogprobs)
@@ -153,6 +173,7 @@ py::object Session::generate(size_t count, const std::optional<std::vector<int32
 }
 
 py::array_t<float> Session::logprobs() {
+  InUse use(*this);
   kiln_session_t *session = handle();
   py::array_t<float> values(static_cast<py::ssize_t>(vocab_));
   check(kiln_session_read_logprobs(session, values.mutable_data(), vocab_));
@@ -160,20 +181,30 @@ py::array_t<float> Session::logprobs() {
 }
 
 void Session::setSampling(float temperature, float topP) {
+  InUse use(*this);
+  applySampling(temperature, topP);
+}
+
+void Session::applySampling(float temperature, float topP) {
   check(kiln_session_set_sampling(handle(), temperature, topP));
   temperature_ = temperature;
   topP_ = topP;
 }
 
 void Session::reset() {
+  InUse use(*this);
   check(kiln_session_reset(handle()));
   lastToken_.reset();
   lastLogprob_.reset();
 }
 
-uint32_t Session::position() const { return kiln_session_position(handle()); }
+uint32_t Session::position() const {
+  InUse use(*this);
+  return kiln_session_position(handle());
+}
 
 py::dict Session::stats() const {
+  InUse use(*this);
   kiln_session_stats_t s{};
   check(kiln_session_stats(handle(), &s));
   py::dict out;

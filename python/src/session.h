@@ -1,6 +1,8 @@
 // kiln.Session: one decoding stream (kiln_session_t) plus what Python callers expect to be
 // remembered: the last sampled token (step() feeds it by default) and its log-prob, and the
-// sampling settings (generate() may change them for one call).
+// sampling settings (generate() may change them for one call). Calls release the GIL, so
+// the C API's one-call-at-a-time rule is enforced here: a call while another thread's is
+// running raises FAILED_PRECONDITION instead of racing.
 #ifndef KILN_PYTHON_SESSION_H
 #define KILN_PYTHON_SESSION_H
 
@@ -11,6 +13,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -34,7 +37,7 @@ struct SessionOptions {
 class Session {
 public:
   Session(std::shared_ptr<Plan> plan, const SessionOptions &options);
-  ~Session() { close(); }
+  ~Session() { kiln_session_release(session_); }
   Session(const Session &) = delete;
   Session &operator=(const Session &) = delete;
 
@@ -62,7 +65,9 @@ public:
   void close();
 
 private:
+  class InUse;
   kiln_session_t *handle() const;
+  void applySampling(float temperature, float topP);
   void remember(const kiln_step_result_t &result);
 
   std::shared_ptr<Plan> plan_;
@@ -71,6 +76,7 @@ private:
   float temperature_, topP_;
   std::optional<int32_t> lastToken_;
   std::optional<float> lastLogprob_;
+  mutable std::atomic<bool> busy_{false};
 };
 
 void bindSession(pybind11::module_ &module);

@@ -45,6 +45,22 @@ class Model:
                                     "--seed", "7")
 
 
+_models = {}
+
+
+def built(name, tmp_path_factory):
+    if name not in _models:
+        _models[name] = Model(name, str(tmp_path_factory.mktemp(name)))
+    return _models[name]
+
+
 @pytest.fixture(scope="session", params=["embryo-tiny", "dory-tiny"])
 def model(request, tmp_path_factory):
-    return Model(request.param, str(tmp_path_factory.mktemp(request.param)))
+    """Each tiny model in turn: for what must hold on both families."""
+    return built(request.param, tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def tiny(tmp_path_factory):
+    """dory-tiny alone: for failures, which do not depend on the family."""
+    return built("dory-tiny", tmp_path_factory)
