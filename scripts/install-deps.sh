@@ -7,6 +7,7 @@ packages=(
   libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   spirv-tools spirv-cross libspirv-cross-c-shared-dev
   flatbuffers-compiler libflatbuffers-dev nlohmann-json3-dev libgtest-dev
+  pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pytest
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -2,6 +2,7 @@
 // Uses only the public C API; every failure reaches main() as one status, printed once.
 #include "kiln/runtime.h"
 
+#include "ProgressBar.h"
 #include "ReferenceCheck.h"
 
 #include <cerrno>
@@ -15,6 +16,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 namespace {
 
@@ -40,6 +43,9 @@ const char *kUsage =
     "  --tokens-per-submit N greedy tokens one submission may run when the plan picks on\n"
     "                        the device (default 16; 1 = a submission per token;\n"
     "                        --check-reference always steps one token at a time)\n"
+    "  --progress            show the weight upload's progress bar even when stderr is\n"
+    "                        not a terminal (on a terminal it shows by default)\n"
+    "  --quiet               no progress bar\n"
     "  --print-logprobs      print each generated token's log-probability\n"
     "  --check-reference C [W]\n"
     "                        run the CPU reference of config C (weights W, default --weights)\n"
@@ -61,6 +67,7 @@ struct Arguments {
   bool noWeightCheck = false;
   kiln_wait_mode_t waitMode = KILN_WAIT_AUTO;
   long tokensPerSubmit = 16;
+  bool forceProgress = false, quiet = false;
 };
 
 bool fail(const std::string &message) {
@@ -137,6 +144,10 @@ bool parseArguments(int argc, char **argv, Arguments &args) {
       if (!value(text) || !parseLong(flag, text, 1, args.tokensPerSubmit)) return false;
       if (args.tokensPerSubmit > 4096)
         return fail("--tokens-per-submit: at most 4096");
+    } else if (flag == "--progress") {
+      args.forceProgress = true;
+    } else if (flag == "--quiet") {
+      args.quiet = true;
     } else if (flag == "--profile") {
       args.profile = true;
     } else if (flag == "--print-logprobs") {
@@ -272,6 +283,11 @@ int run(const Arguments &args) {
   options.wait_mode = args.waitMode;
   options.tokens_per_submit = static_cast<uint32_t>(args.tokensPerSubmit);
   options.skip_weight_check = args.noWeightCheck ? 1 : 0;
+  kiln::tools::ProgressBar uploadBar("kiln-run: weights");
+  if (!args.quiet && (args.forceProgress || isatty(STDERR_FILENO))) {
+    options.upload_progress = &kiln::tools::ProgressBar::callback;
+    options.upload_progress_user_data = &uploadBar;
+  }
   if (kiln_status_t status = kiln_session_create(handles.plan, &options, &handles.session))
     return report(status);
 

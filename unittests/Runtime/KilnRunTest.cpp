@@ -47,6 +47,26 @@ TEST(KilnRunTest, GeneratesTheChainPlansTokens) {
                     "token 7 logprob 109.000000\n");
 }
 
+// The weight upload's bar: on stderr only when forced (stderr is a pipe here), drawn
+// last at 100% with the file's bytes (w: 32, x: 16), the line ended; --quiet wins.
+TEST(KilnRunTest, ProgressBarOnlyWhenForced) {
+  std::string dir = tempDir();
+  std::string plan = writePlan(dir), weights = writeChainWeights(dir);
+  std::string command = std::string(KILN_RUN_PATH) + " " + plan + " --weights " + weights +
+                        " --prompt 1,2 --max-new 2";
+  int exitCode = -1;
+  std::string forced = run(command + " --progress 2>&1 >/dev/null", exitCode);
+  EXPECT_EQ(exitCode, 0);
+  const std::string last =
+      "\rkiln-run: weights [########################] 100%  48 B / 48 B  ";
+  ASSERT_NE(forced.rfind(last), std::string::npos) << forced;
+  EXPECT_EQ(forced.substr(0, forced.find('[')), "\rkiln-run: weights ");
+  EXPECT_EQ(forced.back(), '\n');
+  EXPECT_EQ(run(command + " 2>&1 >/dev/null", exitCode), "");
+  EXPECT_EQ(run(command + " --progress --quiet 2>&1 >/dev/null", exitCode), "");
+  EXPECT_EQ(exitCode, 0);
+}
+
 TEST(KilnRunTest, MismatchedWeightsExitNonZeroWithOneMessage) {
   std::string dir = tempDir();
   std::string plan = writePlan(dir);

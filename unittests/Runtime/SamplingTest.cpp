@@ -161,5 +161,24 @@ TEST_F(SamplingTest, BadTopPIsRefused) {
   EXPECT_EQ(session, nullptr);
 }
 
+// kiln_session_set_sampling: greedy -> top-p 0.7 keeps the nucleus {2, 5}; a bad value
+// is refused and leaves the sampler as it was.
+TEST_F(SamplingTest, SetSamplingChangesLaterCalls) {
+  std::vector<float> logprobs(8, std::log(0.2f / 6));
+  logprobs[2] = std::log(0.5f);
+  logprobs[5] = std::log(0.3f);
+  kiln_session_t *session = open(kp::ReadbackValues::LogProbs, logprobs, 0, 1, 42);
+  EXPECT_EQ(generate(session, 20), std::vector<int32_t>(20, 2));
+  ASSERT_EQ(describe(kiln_session_set_sampling(session, 1.0f, 0.7f)), "");
+  std::vector<int32_t> tokens = generate(session, 200);
+  EXPECT_EQ(std::set<int32_t>(tokens.begin(), tokens.end()), (std::set<int32_t>{2, 5}));
+  EXPECT_EQ(describe(kiln_session_set_sampling(session, -1.0f, 1.0f)),
+            "INVALID_ARGUMENT: session: temperature -1.000000 must be finite and >= 0");
+  tokens = generate(session, 200);
+  EXPECT_EQ(std::set<int32_t>(tokens.begin(), tokens.end()), (std::set<int32_t>{2, 5}));
+  ASSERT_EQ(describe(kiln_session_set_sampling(session, 0.0f, 1.0f)), "");
+  EXPECT_EQ(generate(session, 5), std::vector<int32_t>(5, 2));
+}
+
 } // namespace
 } // namespace kiln::test

@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 namespace kiln::test {
 namespace {
@@ -234,6 +236,25 @@ TEST_F(SessionTest, PositionPastMaxPosition) {
   const std::vector<int32_t> prompt = {1, 2, 3};
   EXPECT_EQ(describe(kiln_session_prefill(session_, prompt.data(), 3, nullptr)),
             "OUT_OF_RANGE: position 2 would reach the plan's max_position 2");
+}
+
+// The upload reports the file's bytes of each weight (w: 32 F32 bytes, then x: 16 F16
+// bytes, placed as 32 F32 bytes), from 0 to the total.
+TEST_F(SessionTest, UploadProgressReportsFileBytes) {
+  auto bytes = buildPlan(chainPlan());
+  ASSERT_EQ(describe(kiln_plan_load_memory(instance_, bytes.data(), bytes.size(), &plan_)), "");
+  std::string weights = writeChainWeights(dir_);
+  std::vector<std::pair<uint64_t, uint64_t>> reports;
+  kiln_session_options_t options;
+  kiln_session_options_init(&options);
+  EXPECT_EQ(options.upload_progress, nullptr);
+  options.weights_path = weights.c_str();
+  options.upload_progress = [](void *user, uint64_t done, uint64_t total) {
+    static_cast<std::vector<std::pair<uint64_t, uint64_t>> *>(user)->emplace_back(done, total);
+  };
+  options.upload_progress_user_data = &reports;
+  ASSERT_EQ(describe(kiln_session_create(plan_, &options, &session_)), "");
+  EXPECT_EQ(reports, (std::vector<std::pair<uint64_t, uint64_t>>{{0, 48}, {32, 48}, {48, 48}}));
 }
 
 TEST_F(SessionTest, MissingWeightsFile) {

@@ -141,6 +141,9 @@ typedef enum kiln_wait_mode_t {
   KILN_WAIT_POLL = 1,  /* poll the fence (a busy host thread) */
   KILN_WAIT_BLOCK = 2, /* block in the driver */
 } kiln_wait_mode_t;
+/* Progress of long work: `done` of `total` bytes. Called on the thread that made the call,
+ * between pieces of the work (so a slow callback slows it). */
+typedef void (*kiln_progress_fn_t)(void* user_data, uint64_t done_bytes, uint64_t total_bytes);
 
 typedef struct kiln_session_options_t {
   const char* weights_path;   /* safetensors file (required); copied */
@@ -155,6 +158,11 @@ typedef struct kiln_session_options_t {
   uint32_t tokens_per_submit; /* kiln_session_generate: greedy steps one submission may run
                                  when the plan picks on the device; default 16; 0 or
                                  1 = a submission per token */
+  /* Weight upload progress (NULL = none, the default): the plan's weights as the file
+   * stores them, reported after each tensor and last with done == total once on the
+   * device. */
+  kiln_progress_fn_t upload_progress;
+  void* upload_progress_user_data;
 } kiln_session_options_t;
 
 void kiln_session_options_init(kiln_session_options_t* options);
@@ -187,6 +195,10 @@ kiln_status_t kiln_session_generate(kiln_session_t* session, int32_t token, size
 /* Copies the first `count` (<= vocab) log-probabilities of the last call. */
 kiln_status_t kiln_session_read_logprobs(kiln_session_t* session, float* out_values,
                                          size_t count);
+/* Changes the sampler's temperature (0 = greedy) and top_p for later calls; the same
+ * checks as kiln_session_create's options (INVALID_ARGUMENT, the session unchanged). */
+kiln_status_t kiln_session_set_sampling(kiln_session_t* session, float temperature,
+                                        float top_p);
 /* Back to position 0: state buffers zeroed, sampler reseeded, stats kept. A failed
  * session stays failed. */
 kiln_status_t kiln_session_reset(kiln_session_t* session);

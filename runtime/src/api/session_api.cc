@@ -24,6 +24,8 @@ void kiln_session_options_init(kiln_session_options_t *options) {
   options->skip_weight_check = 0;
   options->wait_mode = KILN_WAIT_AUTO;
   options->tokens_per_submit = 16;
+  options->upload_progress = nullptr;
+  options->upload_progress_user_data = nullptr;
 }
 
 kiln_status_t kiln_session_create(kiln_plan_t *plan, const kiln_session_options_t *options,
@@ -59,6 +61,8 @@ kiln_status_t kiln_session_create(kiln_plan_t *plan, const kiln_session_options_
   if (const char *repeat = std::getenv("KILN_BENCH_DECODE_REPEAT"))
     sessionOptions.decodeRepeat =
         static_cast<uint32_t>(std::clamp(std::strtol(repeat, nullptr, 10), 1l, 1024l));
+  sessionOptions.uploadProgress = options->upload_progress;
+  sessionOptions.uploadProgressUserData = options->upload_progress_user_data;
   Ref<kiln_session_s> session = Ref<kiln_session_s>::adopt(new (std::nothrow) kiln_session_s());
   if (!session)
     return toCStatus(resourceExhausted("out of host memory"));
@@ -99,6 +103,12 @@ kiln_status_t kiln_session_read_logprobs(kiln_session_t *session, float *out_val
   if (!session || (!out_values && count))
     return toCStatus(invalidArgument("kiln_session_read_logprobs: null argument"));
   return toCStatus(session->session->readLogprobs(out_values, count));
+}
+
+kiln_status_t kiln_session_set_sampling(kiln_session_t *session, float temperature, float top_p) {
+  if (!session)
+    return toCStatus(invalidArgument("kiln_session_set_sampling: session is null"));
+  return toCStatus(session->session->setSampling(temperature, top_p));
 }
 
 kiln_status_t kiln_session_reset(kiln_session_t *session) {

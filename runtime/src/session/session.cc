@@ -54,13 +54,24 @@ Status Session::create(const vk::Device &device, const LoadedPlan &plan,
   return okStatus();
 }
 
-Status Session::initialize() {
-  if (!(options_.topP > 0 && options_.topP <= 1))
-    return invalidArgument("session: top_p " + std::to_string(options_.topP) +
-                           " must be in (0, 1]");
-  if (!(options_.temperature >= 0) || std::isinf(options_.temperature))
-    return invalidArgument("session: temperature " + std::to_string(options_.temperature) +
+Status Session::checkSampling(float temperature, float topP) {
+  if (!(topP > 0 && topP <= 1))
+    return invalidArgument("session: top_p " + std::to_string(topP) + " must be in (0, 1]");
+  if (!(temperature >= 0) || std::isinf(temperature))
+    return invalidArgument("session: temperature " + std::to_string(temperature) +
                            " must be finite and >= 0");
+  return okStatus();
+}
+
+Status Session::setSampling(float temperature, float topP) {
+  KILN_RETURN_IF_ERROR(checkSampling(temperature, topP));
+  options_.temperature = temperature;
+  options_.topP = topP;
+  return okStatus();
+}
+
+Status Session::initialize() {
+  KILN_RETURN_IF_ERROR(checkSampling(options_.temperature, options_.topP));
   KILN_RETURN_IF_ERROR(transfer_.create(device_.handle(), device_.queueFamily()));
   KILN_RETURN_IF_ERROR(fence_.create(device_.handle()));
   KILN_RETURN_IF_ERROR(allocateBuffers());
@@ -128,12 +139,26 @@ Status Session::uploadWeights() {
   if (count == 0)
     return okStatus();
 
+  // Progress counts the file's bytes (placing may change the size on the device); the
+  // last report waits for the device to have everything.
+  uint64_t totalBytes = 0, doneBytes = 0;
+  for (size_t i = 0; i < count; ++i)
+    totalBytes += file.find(plan.weights()->Get(i)->name()->str())->byteSize;
+  auto report = [&](uint64_t done) {
+    if (options_.uploadProgress)
+      options_.uploadProgress(options_.uploadProgressUserData, done, totalBytes);
+  };
+  report(0);
+
   StagingUploader uploader;
   KILN_RETURN_IF_ERROR(uploader.create(device_, kStagingBytes, transfer_, fence_));
   std::vector<uint8_t> placed;
   for (size_t i = 0; i < count; ++i) {
     const kp::WeightTensor *weight = plan.weights()->Get(i);
     const kiln::io::TensorView *tensor = file.find(weight->name()->str());
+    if (i)
+      report(doneBytes);
+    doneBytes += tensor->byteSize;
     // Copy-like layouts go straight from the mapped file; the others are converted.
     if ((weight->layout() == kp::WeightLayout::Copy || weight->layout() == kp::WeightLayout::F32 ||
          ((weight->layout() == kp::WeightLayout::F16RowMajor ||
@@ -148,7 +173,9 @@ Status Session::uploadWeights() {
     KILN_RETURN_IF_ERROR(uploader.upload(buffers_[weight->buffer()]->handle(), weight->byte_offset(),
                                          placed.data(), placed.size()));
   }
-  return uploader.finish();
+  KILN_RETURN_IF_ERROR(uploader.finish());
+  report(totalBytes);
+  return okStatus();
 }
 
 Status Session::createPipelines() {
@@ -249,8 +276,8 @@ Status Session::recordPrograms() {
   recordInputs_ = std::move(inputs);
   // Greedy steps run many to a submission when the plan picks on the device;
   // profiling and the repeat knob measure single calls.
-  if (plan.sampling() && plan.sampling()->greedy() && options_.temperature == 0 &&
-      options_.tokensPerSubmit > 1 && !options_.profiling && options_.decodeRepeat <= 1) {
+  // (Temperature is checked per generate(): kiln_session_set_sampling changes it.)
+  if (plan.sampling() && plan.sampling()->greedy() && options_.tokensPerSubmit > 1 && !options_.profiling && options_.decodeRepeat <= 1) {
     greedy_ = std::make_unique<GreedyBatches>();
     KILN_RETURN_IF_ERROR(greedy_->create(device_, plan, plan_.decode(), options_.tokensPerSubmit));
   }
@@ -401,7 +428,7 @@ Status Session::generate(int32_t token, size_t count, kiln_step_result_t *result
     return invalidArgument("generate: out_results must be non-null");
   size_t done = 0;
   while (done < count) {
-    if (!greedy_) {
+    if (!greedy_ || options_.temperature != 0) {
       KILN_RETURN_IF_ERROR(step(token, &results[done]));
       token = results[done++].token;
       continue;

@@ -36,6 +36,8 @@ struct SessionOptions {
   bool spinWait = false;           // poll the fence instead of blocking in the driver
   uint32_t decodeRepeat = 1;       // benchmark only: decode recorded this many times a call
   uint32_t tokensPerSubmit = 16;   // generate(): greedy steps one submission may run
+  kiln_progress_fn_t uploadProgress = nullptr;
+  void *uploadProgressUserData = nullptr;
 };
 
 class Session {
@@ -52,6 +54,8 @@ public:
   Status generate(int32_t token, size_t count, kiln_step_result_t *results);
   Status readLogprobs(float *out, size_t count) const;
   Status reset();
+  /// New temperature and top_p for later calls (checked as at creation).
+  Status setSampling(float temperature, float topP);
   uint32_t position() const { return position_; }
   void stats(kiln_session_stats_t &out) const;
   Status profile(kiln_dispatch_profile_t *out, size_t capacity, size_t &count) const;
@@ -67,6 +71,7 @@ private:
 
   Session(const vk::Device &device, const LoadedPlan &plan, const SessionOptions &options);
   Status initialize();
+  static Status checkSampling(float temperature, float topP);
   Status allocateBuffers();
   Status zeroBuffers(bool stateOnly);
   Status uploadWeights();

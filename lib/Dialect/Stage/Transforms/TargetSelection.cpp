@@ -6,6 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <system_error>
+
 using namespace mlir;
 
 namespace kiln::stage {
@@ -46,7 +49,18 @@ io::Expected<cost::TargetDesc> fromDictionary(DictionaryAttr dict) {
 
 } // namespace
 
-std::string defaultTargetDirectory() { return KILN_DEFAULT_TARGET_DIR; }
+std::string defaultTargetDirectory() {
+  // An installed tool reads the descriptors installed beside it (<prefix>/bin/.. ->
+  // share/kiln/targets, cmake/KilnInstall.cmake); one in the build tree, the source tree's.
+  std::error_code error;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    std::filesystem::path installed = self.parent_path().parent_path() / "share" / "kiln" / "targets";
+    if (std::filesystem::is_directory(installed, error))
+      return installed.string();
+  }
+  return KILN_DEFAULT_TARGET_DIR;
+}
 
 io::Expected<cost::TargetDesc> selectTarget(ModuleOp module,
                                             const TargetChoice &choice) {

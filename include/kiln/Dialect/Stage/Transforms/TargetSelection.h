@@ -23,7 +23,8 @@ struct TargetChoice {
   std::string directory; ///< where names are looked up
 };
 
-/// The folder of shipped descriptors (targets/ of the source tree).
+/// The folder of shipped descriptors: <prefix>/share/kiln/targets for an installed tool,
+/// else targets/ of the source tree.
 std::string defaultTargetDirectory();
 
 /// The descriptor for `module`, or an error naming what was missing or wrong.

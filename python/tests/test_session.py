@@ -1,0 +1,86 @@
+"""The binding's tokens and log-probs equal kiln-run's exactly on the tiny models."""
+import numpy as np
+
+import kiln
+from conftest import PROMPT, STEPS
+
+
+def printed(values):
+    return ["%.6f" % v for v in values]
+
+
+def test_generate_greedy_equals_kiln_run(model):
+    plan = kiln.Plan.load(model.plan)
+    s = kiln.Session(plan, weights=model.weights)
+    tokens, logprobs = s.generate(STEPS, prompt=PROMPT, return_logprobs=True)
+    assert tokens == model.greedy[0]
+    assert logprobs.dtype == np.float32
+    assert printed(logprobs) == model.greedy[1]
+    assert s.position == len(PROMPT) + STEPS - 1
+
+
+def test_prefill_and_step_equal_generate(model):
+    s = kiln.Session(kiln.Plan.load(model.plan), weights=model.weights, device=0)
+    tokens = [s.prefill(PROMPT)]
+    logprobs = [s.last_logprob]
+    while len(tokens) < STEPS:
+        tokens.append(s.step())
+        logprobs.append(s.last_logprob)
+    assert tokens == model.greedy[0]
+    assert printed(logprobs) == model.greedy[1]
+    # The full row of the last call: the greedy token is its first maximum.
+    row = s.logprobs()
+    assert row.dtype == np.float32 and row.shape == (s.plan.vocab_size,)
+    assert int(np.argmax(row)) == tokens[-1]
+    assert row[tokens[-1]] == s.last_logprob
+    assert abs(float(np.logaddexp.reduce(row.astype(np.float64)))) < 1e-4
+
+
+def test_generate_continues_and_reset_repeats(model):
+    s = kiln.Session(kiln.Plan.load(model.plan), weights=model.weights)
+    first = s.generate(10, prompt=PROMPT)
+    rest = s.generate(STEPS - 10)
+    assert first + rest == model.greedy[0]
+    s.reset()
+    assert s.position == 0 and s.last_token is None
+    assert s.generate(STEPS, prompt=PROMPT) == model.greedy[0]
+
+
+def test_sampling_equals_kiln_run(model):
+    plan = kiln.Plan.load(model.plan)
+    s = kiln.Session(plan, weights=model.weights, seed=7, temperature=0.8, top_p=0.9)
+    tokens, logprobs = s.generate(STEPS, prompt=PROMPT, return_logprobs=True)
+    assert tokens == model.sampled[0]
+    assert printed(logprobs) == model.sampled[1]
+    # generate()'s temperature/top_p hold for that call only.
+    g = kiln.Session(plan, weights=model.weights, seed=7)
+    assert g.generate(STEPS, prompt=PROMPT, temperature=0.8, top_p=0.9) == model.sampled[0]
+    assert (g.temperature, g.top_p) == (0.0, 1.0)
+
+
+def test_plan_and_devices(model):
+    devices = kiln.devices()
+    assert devices and all(d.name for d in devices)
+    plan = kiln.Plan.load(model.plan, device=devices[0].name)
+    assert plan.device.name == devices[0].name
+    assert plan.model_family == model.name.split("-")[0]
+    assert plan.vocab_size == 256
+    assert kiln.__version__
+
+
+def test_upload_progress(model):
+    plan = kiln.Plan.load(model.plan)
+    reports = []
+    kiln.Session(plan, weights=model.weights, progress=lambda done, total: reports.append((done, total)))
+    total = reports[-1][1]
+    assert reports[0] == (0, total) and reports[-1] == (total, total)
+    assert total == sum(t for t in model.tensor_bytes)
+    assert all(a[0] <= b[0] for a, b in zip(reports, reports[1:]))
+
+    def broken(done, total):
+        raise ValueError("stop")
+    try:
+        kiln.Session(plan, weights=model.weights, progress=broken)
+        assert False, "the callback's exception was lost"
+    except ValueError as error:
+        assert str(error) == "stop"
