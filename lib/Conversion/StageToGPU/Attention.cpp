@@ -2,9 +2,13 @@
 //
 // Key u < ns is sink u (scored against the un-rotated query); key ns + d is
 // the ring row d steps back from the current slot. Scores live in workgroup
-// memory (the verifier bounds their count); a max reduction, then weights
-// with the e^-16 floor and a sum reduction; then a lane per value dim sums
-// weight · value over the keys.
+// memory (the verifier bounds their count): a thread per key, its dot product
+// in four independent sums (the loads of a key in flight together); a max
+// reduction, then weights with the e^-16 floor and a sum reduction. Then
+// S = W / hd key slices of hd value lanes: lane d of slice s sums weight ·
+// value over keys s, s + S, ...; the slices' partial sums meet in workgroup
+// memory. The workgroup is reduce-workgroup-size wide: a head's keys and value
+// dims spread over all of it (with 64 threads one lane walked every key).
 //
 //===----------------------------------------------------------------------===//
 #include "KernelBuilder.h"
@@ -17,7 +21,7 @@ namespace kiln {
 
 KernelShape shapeOf(stage::AttentionOp op, const StageToGPUOptions &o) {
   int64_t hd = memrefSize(op.getKRing(), 2);
-  return {o.headWorkgroupSize, memrefSize(op.getQRot(), 0) / hd};
+  return {o.reduceWorkgroupSize, memrefSize(op.getQRot(), 0) / hd};
 }
 
 void buildKernel(stage::AttentionOp op, KernelBuilder &kb) {
@@ -55,11 +59,25 @@ void buildKernel(stage::AttentionOp op, KernelBuilder &kb) {
     return kb.rem(kb.sub(kb.add(current, kb.index(window)), back),
                   kb.index(window));
   };
+  // Four independent sums when hd allows: a key's loads overlap instead of each
+  // waiting for the add before it.
+  const int64_t lanesPerDot = hd % 4 == 0 ? 4 : 1;
   auto dot = [&](Value query, const std::function<Value(Value)> &key) {
-    return kb.forLoop(kb.index(0), kb.index(hd), kb.index(1), {kb.f32(0.0f)},
-                      [&](Value d, ValueRange s) -> SmallVector<Value> {
-      return {kb.fadd(s[0], kb.fmul(kb.load(query, {kb.add(qBase, d)}), key(d)))};
-    })[0];
+    SmallVector<Value> init(lanesPerDot, kb.f32(0.0f));
+    SmallVector<Value> sums = kb.forLoop(
+        kb.index(0), kb.index(hd), kb.index(lanesPerDot), init,
+        [&](Value d, ValueRange s) -> SmallVector<Value> {
+          SmallVector<Value> next;
+          for (int64_t j = 0; j < lanesPerDot; ++j) {
+            Value at = kb.add(d, kb.index(j));
+            next.push_back(kb.fadd(s[j], kb.fmul(kb.load(query, {kb.add(qBase, at)}), key(at))));
+          }
+          return next;
+        });
+    Value total = sums[0];
+    for (int64_t j = 1; j < lanesPerDot; ++j)
+      total = kb.fadd(total, sums[j]);
+    return total;
   };
 
   Value localMax = kb.strided(total, kb.f32(-3.4e38f), [&](Value u, Value m) {
@@ -98,7 +116,11 @@ void buildKernel(stage::AttentionOp op, KernelBuilder &kb) {
   });
   Value sum = kb.reduce(localSum, ReduceKind::Add);
   Value inv = kb.fdiv(kb.f32(1.0f), kb.fmax(sum, kb.f32(1e-20f)));
-  kb.strided(kb.index(hd), [&](Value d) {
+  // Value phase: S slices of hd lanes when the workgroup is wider than hd.
+  const int64_t width = kb.getWorkgroupSize();
+  const int64_t slices = std::max<int64_t>(1, width / hd);
+  Value partials = slices > 1 ? kb.workgroupBuffer(slices * hd) : Value();
+  auto weightedValues = [&](Value d, Value firstKey, Value keyStep) {
     auto valueAt = [&](Value u) -> Value {
       if (sinks == 0)
         return kb.load(vRing, {kvHead, ringSlot(u), d});
@@ -111,15 +133,37 @@ void buildKernel(stage::AttentionOp op, KernelBuilder &kb) {
       scf::YieldOp::create(kb.b, kb.loc, kb.load(vRing, {kvHead, ringSlot(u), d}));
       return ifOp.getResult(0);
     };
-    Value acc = kb.forLoop(kb.index(0), total, kb.index(1), {kb.f32(0.0f)},
-                           [&](Value u, ValueRange s) -> SmallVector<Value> {
+    return kb.forLoop(firstKey, total, keyStep, {kb.f32(0.0f)},
+                      [&](Value u, ValueRange s) -> SmallVector<Value> {
       return {kb.fadd(s[0], kb.fmul(kb.load(scores, {u}), valueAt(u)))};
     })[0];
+  };
+  auto storeOut = [&](Value d, Value acc) {
     Value y = kb.fmul(acc, inv);
     Value at = kb.add(qBase, d);
     if (op.getFold())
       y = kb.fmul(y, kb.load(kb.buffer(op.getFold()), {at}));
     kb.store(y, out, {at});
+  };
+  if (slices == 1) {
+    kb.strided(kb.index(hd), [&](Value d) {
+      storeOut(d, weightedValues(d, kb.index(0), kb.index(1)));
+    });
+    return;
+  }
+  // Thread t is lane t mod hd of slice t / hd; threads past slices · hd idle.
+  Value thread = kb.threadId();
+  Value lane = kb.rem(thread, kb.index(hd));
+  Value slice = kb.div(thread, kb.index(hd));
+  kb.ifThen(kb.ult(thread, kb.index(slices * hd)), [&] {
+    kb.store(weightedValues(lane, slice, kb.index(slices)), partials, {thread});
+  });
+  kb.barrier();
+  kb.ifThen(kb.ult(thread, kb.index(hd)), [&] {
+    Value acc = kb.load(partials, {thread});
+    for (int64_t s = 1; s < slices; ++s)
+      acc = kb.fadd(acc, kb.load(partials, {kb.add(thread, kb.index(s * hd))}));
+    storeOut(thread, acc);
   });
 }
 

@@ -55,10 +55,24 @@ Value fge(KernelBuilder &kb, Value a, Value c) {
 /// Σ_d a(d)·c(d) over d < hd, in index order (the reference's `dot`).
 Value dotOver(KernelBuilder &kb, int64_t hd, const std::function<Value(Value)> &a,
               const std::function<Value(Value)> &c) {
-  return kb.forLoop(kb.index(0), kb.index(hd), kb.index(1), {kb.f32(0.0f)},
-                    [&](Value d, ValueRange s) -> SmallVector<Value> {
-                      return {kb.fadd(s[0], kb.fmul(a(d), c(d)))};
-                    })[0];
+  // Four independent sums when hd allows: the loads of a dot overlap instead of
+  // each waiting for the add before it.
+  const int64_t lanes = hd % 4 == 0 ? 4 : 1;
+  SmallVector<Value> init(lanes, kb.f32(0.0f));
+  SmallVector<Value> sums = kb.forLoop(
+      kb.index(0), kb.index(hd), kb.index(lanes), init,
+      [&](Value d, ValueRange s) -> SmallVector<Value> {
+        SmallVector<Value> next;
+        for (int64_t j = 0; j < lanes; ++j) {
+          Value at = kb.add(d, kb.index(j));
+          next.push_back(kb.fadd(s[j], kb.fmul(a(at), c(at))));
+        }
+        return next;
+      });
+  Value total = sums[0];
+  for (int64_t j = 1; j < lanes; ++j)
+    total = kb.fadd(total, sums[j]);
+  return total;
 }
 
 /// A serial loop over [0, count) carrying one f32 (count may be 0).
@@ -75,9 +89,12 @@ constexpr float kMostNegative = -3.4e38f;
 // window_attention
 //===----------------------------------------------------------------------===//
 
+// A workgroup per query head, reduce-workgroup-size wide: its keys and value
+// dims spread over all of it (S = W / hd slices of the near keys in the value
+// phase, their partial sums meeting in workgroup memory).
 KernelShape shapeOf(stage::WindowAttentionOp op, const StageToGPUOptions &o) {
   int64_t hd = memrefSize(op.getKRing(), 2);
-  return {o.headWorkgroupSize, memrefSize(op.getQ(), 0) / hd};
+  return {o.reduceWorkgroupSize, memrefSize(op.getQ(), 0) / hd};
 }
 
 void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
@@ -194,24 +211,30 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
   Value inv = kb.fdiv(kb.f32(1.0f),
                       kb.fmax(kb.fadd(nearMass, farMass), kb.f32(1e-30f)));
   Value gate = kb.buffer(op.getGate()), gateScale = kb.buffer(op.getGateScale());
-  kb.strided(kb.index(hd), [&](Value d) {
+  // Lane d of slice `first` sums near keys first, first + step, ...; slice 0
+  // also takes the sinks and the far part.
+  auto weightedValues = [&](Value d, Value first, Value step, bool withRest) {
     Value acc = kb.f32(0.0f);
-    if (ns > 0)
+    if (withRest && ns > 0)
       acc = serial(kb, kb.index(ns), acc, [&](Value u, Value a) {
         return kb.fadd(a, kb.fmul(kb.load(scores, {u}),
                                   kb.load(sinkV, {kvHead, u, d})));
       });
-    acc = serial(kb, nearCount, acc, [&](Value u, Value a) {
-      return kb.fadd(a, kb.fmul(kb.load(scores, {nearAt(u)}),
-                                kb.load(vRing, {kvHead, slotOf(u), d})));
-    });
-    if (op.getLandmarks()) {
+    acc = kb.forLoop(first, nearCount, step, {acc},
+                     [&](Value u, ValueRange a) -> SmallVector<Value> {
+      return {kb.fadd(a[0], kb.fmul(kb.load(scores, {nearAt(u)}),
+                                    kb.load(vRing, {kvHead, slotOf(u), d})))};
+    })[0];
+    if (withRest && op.getLandmarks()) {
       Value thetaAt = kb.add(d, kb.index(2));
       acc = serial(kb, farCount, acc, [&](Value b, Value a) {
         return kb.fadd(a, kb.fmul(kb.load(gains, {b}),
                                   kb.load(farSums, {kvHead, b, thetaAt})));
       });
     }
+    return acc;
+  };
+  auto storeOut = [&](Value d, Value acc) {
     Value at = kb.add(qBase, d);
     Value y = kb.fmul(kb.fmul(acc, inv),
                       kb.sigmoid(kb.fmul(kb.load(gate, {at}),
@@ -219,6 +242,33 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
     if (op.getFold())
       y = kb.fmul(y, kb.load(kb.buffer(op.getFold()), {at}));
     kb.store(y, out, {at});
+  };
+  const int64_t slices = std::max<int64_t>(1, kb.getWorkgroupSize() / hd);
+  if (slices == 1) {
+    kb.strided(kb.index(hd), [&](Value d) {
+      storeOut(d, weightedValues(d, kb.index(0), kb.index(1), /*withRest=*/true));
+    });
+    return;
+  }
+  // Thread t is lane t mod hd of slice t / hd; threads past slices · hd idle.
+  Value partials = kb.workgroupBuffer(slices * hd);
+  Value thread = kb.threadId();
+  Value lane = kb.rem(thread, kb.index(hd));
+  Value slice = kb.div(thread, kb.index(hd));
+  kb.ifThen(kb.ult(thread, kb.index(hd)), [&] {
+    kb.store(weightedValues(lane, kb.index(0), kb.index(slices), /*withRest=*/true), partials,
+             {thread});
+  });
+  kb.ifThen(andI(kb, kb.uge(thread, kb.index(hd)), kb.ult(thread, kb.index(slices * hd))), [&] {
+    kb.store(weightedValues(lane, slice, kb.index(slices), /*withRest=*/false), partials,
+             {thread});
+  });
+  kb.barrier();
+  kb.ifThen(kb.ult(thread, kb.index(hd)), [&] {
+    Value acc = kb.load(partials, {thread});
+    for (int64_t s = 1; s < slices; ++s)
+      acc = kb.fadd(acc, kb.load(partials, {kb.add(thread, kb.index(s * hd))}));
+    storeOut(thread, acc);
   });
 }
 

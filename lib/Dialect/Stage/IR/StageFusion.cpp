@@ -27,10 +27,11 @@ GridKind gridKindOf(Operation *stage) {
     return GridKind::PerThread;
   if (isa<MatVecOp, ClusterLogitsOp>(stage))
     return GridKind::RowItems;
-  if (isa<AttentionOp, HeadRowsOp, DoryPrepOp>(stage))
+  if (isa<HeadRowsOp, DoryPrepOp>(stage))
     return GridKind::PerWorkgroup;
-  // gdn_step runs a workgroup per head at reduce-workgroup-size (GdnStep.cpp),
-  // unlike the head-workgroup-size stages: it keeps a kernel of its own.
+  // gdn_step and attention run a workgroup per head at reduce-workgroup-size
+  // (GdnStep.cpp, Attention.cpp), unlike the head-workgroup-size stages: each
+  // keeps a kernel of its own.
   return GridKind::Opaque;
 }
 
