@@ -101,6 +101,7 @@ LogicalResult buildKilnPipeline(OpPassManager &pm, const KilnPipelineOptions &op
     gpu.rowWorkgroupSize = options.rowWorkgroupSize;
     gpu.reduceWorkgroupSize = options.reduceWorkgroupSize;
     gpu.headWorkgroupSize = options.headWorkgroupSize;
+    gpu.attentionWorkgroupSize = options.attentionWorkgroupSize;
     gpu.subgroupReduce = options.subgroupReduce;
     gpu.matvecRowsPerItem = options.matvecRowsPerItem;
     gpu.matvecGroupsPerThread = options.matvecGroupsPerThread;
@@ -119,6 +120,13 @@ void applyTarget(ModuleOp module, const cost::TargetDesc &desc,
   options.reduceWorkgroupSize = size;
   options.rowWorkgroupSize = std::min<int64_t>(64, desc.maxWorkgroupSize);
   options.headWorkgroupSize = std::min<int64_t>(64, size);
+  // Attention spreads a head's keys over its workgroup: the largest the target
+  // allows, at most 1024 (on the H200 1024 threads take a full window's
+  // attention from 158 to 76 us a layer, docs/performance.md).
+  int64_t attention = 1;
+  while (attention * 2 <= static_cast<int64_t>(desc.maxWorkgroupSize) && attention * 2 <= 1024)
+    attention *= 2;
+  options.attentionWorkgroupSize = attention;
   options.subgroupReduce = desc.subgroupArithmetic;
   // SPIR-V 1.3 is Vulkan 1.1's, which has subgroup operations.
   std::string caps = desc.subgroupArithmetic

@@ -108,9 +108,16 @@ static cl::opt<int64_t> matvecGroupsPerThread(
 static cl::opt<int64_t> reduceWorkgroupSize(
     "reduce-workgroup-size",
     cl::desc("tuning: threads of a one-workgroup stage (rmsnorm, router, slerp, dory_mix, "
-             "sample_greedy) and of gdn_step and mat-vec reductions' cap; a power of two "
+             "sample_greedy), of gdn_step and the mat-vec reductions' cap; a power of two "
              "within the target's max_workgroup_size (default 0: the largest such, at most "
              "256)"),
+    cl::init(0), cl::cat(kilnCategory));
+
+static cl::opt<int64_t> attentionWorkgroupSize(
+    "attention-workgroup-size",
+    cl::desc("tuning: threads of an attention workgroup (a workgroup per query head); a power "
+             "of two within the target's max_workgroup_size (default 0: the largest such, at "
+             "most 1024)"),
     cl::init(0), cl::cat(kilnCategory));
 
 namespace {
@@ -338,6 +345,15 @@ int main(int argc, char **argv) {
                     " must be a power of two in [32, " + std::to_string(desc->maxWorkgroupSize) +
                     "] (the target's max_workgroup_size)");
       pipeline.reduceWorkgroupSize = size;
+    }
+    if (attentionWorkgroupSize != 0) {
+      const int64_t size = attentionWorkgroupSize;
+      if (size < 32 || (size & (size - 1)) != 0 ||
+          size > static_cast<int64_t>(desc->maxWorkgroupSize))
+        return fail("--attention-workgroup-size " + std::to_string(size) +
+                    " must be a power of two in [32, " + std::to_string(desc->maxWorkgroupSize) +
+                    "] (the target's max_workgroup_size)");
+      pipeline.attentionWorkgroupSize = size;
     }
   }
   if (fromConfig &&

@@ -32,6 +32,7 @@ struct KilnPipelineOptions {
   int64_t rowWorkgroupSize = 64;
   int64_t reduceWorkgroupSize = 256;
   int64_t headWorkgroupSize = 64;
+  int64_t attentionWorkgroupSize = 256;
   bool subgroupReduce = true;
   /// Mat-vec shape (StageToGPUOptions); 0 picks by weight format.
   int64_t matvecRowsPerItem = 0;

@@ -7,8 +7,8 @@
 // reduction, then weights with the e^-16 floor and a sum reduction. Then
 // S = W / hd key slices of hd value lanes: lane d of slice s sums weight ·
 // value over keys s, s + S, ...; the slices' partial sums meet in workgroup
-// memory. The workgroup is reduce-workgroup-size wide: a head's keys and value
-// dims spread over all of it (with 64 threads one lane walked every key).
+// memory. The workgroup is attention-workgroup-size wide: a head's keys and
+// value dims spread over all of it (with 64 threads one lane walked every key).
 //
 //===----------------------------------------------------------------------===//
 #include "KernelBuilder.h"
@@ -21,7 +21,7 @@ namespace kiln {
 
 KernelShape shapeOf(stage::AttentionOp op, const StageToGPUOptions &o) {
   int64_t hd = memrefSize(op.getKRing(), 2);
-  return {o.reduceWorkgroupSize, memrefSize(op.getQRot(), 0) / hd};
+  return {o.attentionWorkgroupSize, memrefSize(op.getQRot(), 0) / hd};
 }
 
 void buildKernel(stage::AttentionOp op, KernelBuilder &kb) {

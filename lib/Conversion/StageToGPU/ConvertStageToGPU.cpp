@@ -352,7 +352,8 @@ LogicalResult convertStagesToGPU(ModuleOp module,
       ->loadDialect<arith::ArithDialect, gpu::GPUDialect, math::MathDialect,
                     memref::MemRefDialect, scf::SCFDialect,
                     vector::VectorDialect>();
-  for (int64_t size : {options.reduceWorkgroupSize, options.headWorkgroupSize})
+  for (int64_t size : {options.reduceWorkgroupSize, options.headWorkgroupSize,
+                       options.attentionWorkgroupSize})
     if (size < 1 || (size & (size - 1)) != 0)
       return module.emitError("workgroup sizes of reducing kernels must be a "
                               "power of two, got ")
@@ -389,6 +390,7 @@ struct ConvertStageToGPUPass
     options.rowWorkgroupSize = rowWorkgroupSize;
     options.reduceWorkgroupSize = reduceWorkgroupSize;
     options.headWorkgroupSize = headWorkgroupSize;
+    options.attentionWorkgroupSize = attentionWorkgroupSize;
     options.subgroupReduce =
         subgroupReduce && targetHasSubgroupArithmetic(getOperation());
     options.matvecRowsPerItem = matvecRowsPerItem;

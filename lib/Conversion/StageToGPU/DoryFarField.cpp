@@ -89,12 +89,12 @@ constexpr float kMostNegative = -3.4e38f;
 // window_attention
 //===----------------------------------------------------------------------===//
 
-// A workgroup per query head, reduce-workgroup-size wide: its keys and value
+// A workgroup per query head, attention-workgroup-size wide: its keys and value
 // dims spread over all of it (S = W / hd slices of the near keys in the value
 // phase, their partial sums meeting in workgroup memory).
 KernelShape shapeOf(stage::WindowAttentionOp op, const StageToGPUOptions &o) {
   int64_t hd = memrefSize(op.getKRing(), 2);
-  return {o.reduceWorkgroupSize, memrefSize(op.getQ(), 0) / hd};
+  return {o.attentionWorkgroupSize, memrefSize(op.getQ(), 0) / hd};
 }
 
 void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {

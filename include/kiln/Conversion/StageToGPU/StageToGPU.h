@@ -24,6 +24,9 @@ struct StageToGPUOptions {
   int64_t rowWorkgroupSize = 64;
   int64_t reduceWorkgroupSize = 256;
   int64_t headWorkgroupSize = 64;
+  /// Threads of an attention workgroup (a workgroup per query head: its keys
+  /// and value dims spread over all of them).
+  int64_t attentionWorkgroupSize = 256;
   bool subgroupReduce = false;
   /// Mat-vec rows a workgroup computes per item (each group's activations
   /// read once for all of them) and 16-byte groups a thread reads per row;

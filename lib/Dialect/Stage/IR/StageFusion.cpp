@@ -29,8 +29,8 @@ GridKind gridKindOf(Operation *stage) {
     return GridKind::RowItems;
   if (isa<HeadRowsOp, DoryPrepOp>(stage))
     return GridKind::PerWorkgroup;
-  // gdn_step and attention run a workgroup per head at reduce-workgroup-size
-  // (GdnStep.cpp, Attention.cpp), unlike the head-workgroup-size stages: each
+  // gdn_step (reduce-workgroup-size) and attention (attention-workgroup-size)
+  // run a workgroup per head, unlike the head-workgroup-size stages: each
   // keeps a kernel of its own.
   return GridKind::Opaque;
 }
