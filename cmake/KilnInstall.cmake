@@ -32,7 +32,7 @@ if(TARGET kiln-compile)
   install(DIRECTORY ${KILN_SOURCE_DIR}/targets/ DESTINATION share/kiln/targets COMPONENT tools
           FILES_MATCHING PATTERN "*.json")
 endif()
-foreach(tool kiln-compile kiln-run kiln-synth kiln-ref kiln-calibrate kiln-opt kiln-translate)
+foreach(tool kiln-compile kiln-run kiln-bench kiln-synth kiln-ref kiln-calibrate kiln-opt kiln-translate)
   if(TARGET ${tool})
     install(TARGETS ${tool} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT tools)
   endif()

@@ -1,0 +1,306 @@
+//===- kiln-bench.cpp - Prompt and generation throughput of plans ---------===//
+//
+// In llama-bench's style: for each plan, R repetitions of a P-token prompt
+// (test ppP: kiln_session_prefill) and of N generated tokens (test tgN: greedy
+// kiln_session_generate, many tokens a submission where the plan allows),
+// each from a reset session after one warm-up of each; a table of tokens/s
+// (mean ± sd), the bytes a token binds per second and their share of the
+// device's streaming read bandwidth when given. Only the C API.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/runtime.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+const char *kUsage =
+    "usage: kiln-bench PLAN.kplan... --weights W.safetensors... [options]\n"
+    "\n"
+    "Prompt (ppP) and generation (tgN) throughput of each plan, llama-bench style: R\n"
+    "repetitions each, from a reset session, after one warm-up of each.\n"
+    "\n"
+    "options:\n"
+    "  --weights W           weights for the plans: one for all, or one per plan in order\n"
+    "  -p, --prompt-tokens P prompt length of the pp test (default 512; 0 = skip)\n"
+    "  -n, --gen-tokens N    tokens of the tg test (default 128; 0 = skip)\n"
+    "  -r, --repetitions R   repetitions of each test (default 5)\n"
+    "  -o, --output F        md (default), csv or json\n"
+    "  --tokens-per-submit K greedy tokens one submission may run (default 16)\n"
+    "  --read-bandwidth GBPS the device's streaming read bandwidth (e.g. vkprobe's), for\n"
+    "                        the share column; without it the column is empty\n"
+    "  --device N|NAME       device index or name substring (else env KILN_DEVICE)\n"
+    "  -h, --help            this text\n"
+    "\n"
+    "GB/s is the bytes a token binds (kiln_session_stats' bytes_per_token: whole bound\n"
+    "ranges, an upper bound of what it reads) times tokens/s; tg only.\n";
+
+struct Arguments {
+  std::vector<std::string> plans, weights;
+  long promptTokens = 512, genTokens = 128, repetitions = 5, tokensPerSubmit = 16;
+  double readBandwidth = 0;
+  std::string output = "md", device;
+  bool help = false;
+};
+
+bool fail(const std::string &message) {
+  std::fprintf(stderr, "kiln-bench: error: %s\n", message.c_str());
+  return false;
+}
+
+bool parseLong(const std::string &flag, const char *text, long minimum, long maximum, long &out) {
+  char *end = nullptr;
+  long value = std::strtol(text, &end, 10);
+  if (end == text || *end || value < minimum || value > maximum)
+    return fail(flag + ": '" + text + "' is not an integer in [" + std::to_string(minimum) +
+                ", " + std::to_string(maximum) + "]");
+  out = value;
+  return true;
+}
+
+bool parseArguments(int argc, char **argv, Arguments &args) {
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    const char *text = nullptr;
+    auto value = [&]() {
+      if (i + 1 >= argc)
+        return fail(flag + " needs a value");
+      text = argv[++i];
+      return true;
+    };
+    if (flag == "-h" || flag == "--help") {
+      args.help = true;
+    } else if (flag == "--weights") {
+      if (!value()) return false;
+      args.weights.push_back(text);
+    } else if (flag == "-p" || flag == "--prompt-tokens") {
+      if (!value() || !parseLong(flag, text, 0, 1 << 20, args.promptTokens)) return false;
+    } else if (flag == "-n" || flag == "--gen-tokens") {
+      if (!value() || !parseLong(flag, text, 0, 1 << 20, args.genTokens)) return false;
+    } else if (flag == "-r" || flag == "--repetitions") {
+      if (!value() || !parseLong(flag, text, 1, 1000, args.repetitions)) return false;
+    } else if (flag == "--tokens-per-submit") {
+      if (!value() || !parseLong(flag, text, 1, 4096, args.tokensPerSubmit)) return false;
+    } else if (flag == "-o" || flag == "--output") {
+      if (!value()) return false;
+      args.output = text;
+      if (args.output != "md" && args.output != "csv" && args.output != "json")
+        return fail("--output: expected md, csv or json, got '" + args.output + "'");
+    } else if (flag == "--read-bandwidth") {
+      if (!value()) return false;
+      char *end = nullptr;
+      args.readBandwidth = std::strtod(text, &end);
+      if (end == text || *end || !(args.readBandwidth > 0))
+        return fail("--read-bandwidth: '" + std::string(text) + "' is not a positive number");
+    } else if (flag == "--device") {
+      if (!value()) return false;
+      args.device = text;
+    } else if (!flag.empty() && flag[0] == '-') {
+      return fail("unknown option '" + flag + "' (see --help)");
+    } else {
+      args.plans.push_back(flag);
+    }
+  }
+  if (args.help)
+    return true;
+  if (args.plans.empty())
+    return fail("no plan given (see --help)");
+  if (args.weights.empty())
+    return fail("--weights is required");
+  if (args.weights.size() != 1 && args.weights.size() != args.plans.size())
+    return fail("--weights: give one file for all plans or one per plan (" +
+                std::to_string(args.plans.size()) + " plans, " +
+                std::to_string(args.weights.size()) + " weights)");
+  if (args.promptTokens == 0 && args.genTokens == 0)
+    return fail("-p 0 and -n 0 leave nothing to measure");
+  return true;
+}
+
+struct Row {
+  std::string model, device, test;
+  uint64_t bytesPerToken = 0;
+  uint32_t dispatches = 0;
+  double mean = 0, sd = 0; // tokens/s
+  bool generation = false;
+};
+
+// Holds the C API's handles; reports a status once.
+struct Bench {
+  kiln_instance_t *instance = nullptr;
+  kiln_plan_t *plan = nullptr;
+  kiln_session_t *session = nullptr;
+  ~Bench() {
+    kiln_session_release(session);
+    kiln_plan_release(plan);
+    kiln_instance_release(instance);
+  }
+  bool check(kiln_status_t status, const std::string &what) {
+    if (!status)
+      return true;
+    fail(what + ": " + kiln_status_code_name(kiln_status_code(status)) + ": " +
+         kiln_status_message(status));
+    kiln_status_free(status);
+    return false;
+  }
+};
+
+using Clock = std::chrono::steady_clock;
+
+// One timed run of `test` (a reset session first); tokens/s.
+bool timeOnce(Bench &bench, bool generation, long tokens, uint32_t vocab, double &perSecond) {
+  if (!bench.check(kiln_session_reset(bench.session), "reset"))
+    return false;
+  std::vector<int32_t> prompt(static_cast<size_t>(generation ? 1 : tokens));
+  for (size_t i = 0; i < prompt.size(); ++i)
+    prompt[i] = static_cast<int32_t>((i + 1) % vocab);
+  kiln_step_result_t first{};
+  auto start = Clock::now();
+  if (!bench.check(kiln_session_prefill(bench.session, prompt.data(), prompt.size(), &first),
+                   "prefill"))
+    return false;
+  if (generation) {
+    start = Clock::now();
+    std::vector<kiln_step_result_t> picks(static_cast<size_t>(tokens));
+    if (!bench.check(kiln_session_generate(bench.session, first.token, picks.size(), picks.data()),
+                     "generate"))
+      return false;
+  }
+  double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  perSecond = seconds > 0 ? static_cast<double>(tokens) / seconds : 0.0;
+  return true;
+}
+
+bool benchPlan(const Arguments &args, size_t index, std::vector<Row> &rows) {
+  Bench bench;
+  kiln_instance_options_t instanceOptions;
+  kiln_instance_options_init(&instanceOptions);
+  if (!args.device.empty()) {
+    char *end = nullptr;
+    long device = std::strtol(args.device.c_str(), &end, 10);
+    if (*end)
+      instanceOptions.device_name = args.device.c_str();
+    else
+      instanceOptions.device_index = static_cast<int32_t>(device);
+  }
+  const std::string &planPath = args.plans[index];
+  const std::string &weights = args.weights[args.weights.size() == 1 ? 0 : index];
+  if (!bench.check(kiln_instance_create(&instanceOptions, &bench.instance), "device") ||
+      !bench.check(kiln_plan_load_file(bench.instance, planPath.c_str(), &bench.plan),
+                   "plan '" + planPath + "'"))
+    return false;
+  kiln_session_options_t options;
+  kiln_session_options_init(&options);
+  options.weights_path = weights.c_str();
+  options.tokens_per_submit = static_cast<uint32_t>(args.tokensPerSubmit);
+  if (!bench.check(kiln_session_create(bench.plan, &options, &bench.session),
+                   "session for '" + planPath + "'"))
+    return false;
+  kiln_plan_info_t info;
+  kiln_device_info_t device;
+  kiln_session_stats_t stats;
+  if (!bench.check(kiln_plan_info(bench.plan, &info), "plan info") ||
+      !bench.check(kiln_instance_device_info(bench.instance, &device), "device info") ||
+      !bench.check(kiln_session_stats(bench.session, &stats), "stats"))
+    return false;
+  std::string model = planPath.substr(planPath.find_last_of('/') + 1);
+  for (bool generation : {false, true}) {
+    const long tokens = generation ? args.genTokens : args.promptTokens;
+    if (tokens == 0)
+      continue;
+    if (static_cast<uint64_t>(tokens) + 1 > info.max_position)
+      return fail("'" + planPath + "': " + (generation ? "-n " : "-p ") + std::to_string(tokens) +
+                  " passes the plan's max_position " + std::to_string(info.max_position));
+    double ignored;
+    if (!timeOnce(bench, generation, tokens, info.vocab_size, ignored)) // warm-up
+      return false;
+    std::vector<double> samples;
+    for (long r = 0; r < args.repetitions; ++r) {
+      double perSecond;
+      if (!timeOnce(bench, generation, tokens, info.vocab_size, perSecond))
+        return false;
+      samples.push_back(perSecond);
+    }
+    Row row;
+    row.model = model;
+    row.device = device.name;
+    row.test = (generation ? "tg" : "pp") + std::to_string(tokens);
+    row.bytesPerToken = stats.bytes_per_token;
+    row.dispatches = stats.dispatches_per_token;
+    row.generation = generation;
+    for (double s : samples)
+      row.mean += s / static_cast<double>(samples.size());
+    for (double s : samples)
+      row.sd += (s - row.mean) * (s - row.mean);
+    row.sd = samples.size() > 1 ? std::sqrt(row.sd / static_cast<double>(samples.size() - 1)) : 0;
+    rows.push_back(row);
+  }
+  return true;
+}
+
+std::string fixed(double value, int digits) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", digits, value);
+  return text;
+}
+
+void print(const Arguments &args, const std::vector<Row> &rows) {
+  auto gbps = [](const Row &r) { return r.generation ? r.mean * r.bytesPerToken / 1e9 : 0.0; };
+  auto share = [&](const Row &r) {
+    return r.generation && args.readBandwidth > 0 ? fixed(100 * gbps(r) / args.readBandwidth, 1)
+                                                  : std::string();
+  };
+  if (args.output == "json") {
+    std::printf("[\n");
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const Row &r = rows[i];
+      std::printf("  {\"model\": \"%s\", \"device\": \"%s\", \"test\": \"%s\", "
+                  "\"bytes_per_token\": %llu, \"dispatches_per_token\": %u, "
+                  "\"tokens_per_second\": %.3f, \"sd\": %.3f, \"gb_per_second\": %s, "
+                  "\"bandwidth_share_percent\": %s}%s\n",
+                  r.model.c_str(), r.device.c_str(), r.test.c_str(),
+                  static_cast<unsigned long long>(r.bytesPerToken), r.dispatches, r.mean, r.sd,
+                  r.generation ? fixed(gbps(r), 2).c_str() : "null",
+                  share(r).empty() ? "null" : share(r).c_str(), i + 1 < rows.size() ? "," : "");
+    }
+    std::printf("]\n");
+    return;
+  }
+  if (args.output == "csv") {
+    std::printf("model,device,test,bytes_per_token,dispatches_per_token,tokens_per_second,sd,"
+                "gb_per_second,bandwidth_share_percent\n");
+    for (const Row &r : rows)
+      std::printf("%s,\"%s\",%s,%llu,%u,%.3f,%.3f,%s,%s\n", r.model.c_str(), r.device.c_str(),
+                  r.test.c_str(), static_cast<unsigned long long>(r.bytesPerToken), r.dispatches,
+                  r.mean, r.sd, r.generation ? fixed(gbps(r), 2).c_str() : "", share(r).c_str());
+    return;
+  }
+  std::printf("| model | device | test | MB/token | dispatches/token | t/s | GB/s | %% of read BW |\n");
+  std::printf("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n");
+  for (const Row &r : rows)
+    std::printf("| %s | %s | %s | %.1f | %u | %.2f ± %.2f | %s | %s |\n", r.model.c_str(),
+                r.device.c_str(), r.test.c_str(), r.bytesPerToken / 1e6, r.dispatches, r.mean,
+                r.sd, r.generation ? fixed(gbps(r), 2).c_str() : "", share(r).c_str());
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Arguments args;
+  if (!parseArguments(argc, argv, args))
+    return 2;
+  if (args.help) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  std::vector<Row> rows;
+  for (size_t i = 0; i < args.plans.size(); ++i)
+    if (!benchPlan(args, i, rows))
+      return 1;
+  print(args, rows);
+  return 0;
+}
