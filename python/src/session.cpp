@@ -146,15 +146,26 @@ py::object Session::generate(size_t count, const std::optional<std::vector<int32
   {
     py::gil_scoped_release unlocked;
     kiln_step_result_t result{};
-    for (size_t i = 0; i < count && !failure; ++i) {
-      if (i == 0 && prompt)
-        failure = kiln_session_prefill(session, prompt->data(), prompt->size(), &result);
-      else
-        failure = kiln_session_step(session, i ? tokens.back() : *lastToken_, &result);
+    int32_t next = lastToken_ ? *lastToken_ : 0;
+    if (count && prompt) {
+      failure = kiln_session_prefill(session, prompt->data(), prompt->size(), &result);
       if (!failure) {
         tokens.push_back(result.token);
         logprobs.push_back(result.logprob);
+        next = result.token;
       }
+    }
+    // The rest in one call: greedy runs many tokens a submission on the device
+    // (kiln_session_generate), as kiln-run does.
+    const size_t rest = count - tokens.size();
+    if (!failure && rest) {
+      std::vector<kiln_step_result_t> picks(rest);
+      failure = kiln_session_generate(session, next, rest, picks.data());
+      if (!failure)
+        for (const kiln_step_result_t &pick : picks) {
+          tokens.push_back(pick.token);
+          logprobs.push_back(pick.logprob);
+        }
     }
   }
   if (!tokens.empty()) {

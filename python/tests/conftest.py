@@ -45,6 +45,9 @@ class Model:
         self.weights = kiln.synth(self.config, os.path.join(tmp, name + ".safetensors"), seed=3)
         self.tensor_bytes = tensor_bytes(self.weights)
         self.greedy = run_kiln_run(self)
+        # generate() runs many greedy tokens a submission, as kiln-run by default: the
+        # device computes those log-probs (f32), so they are compared with this run's.
+        self.greedy_batched = run_kiln_run(self, "--tokens-per-submit", "16")
         self.sampled = run_kiln_run(self, "--temperature", "0.8", "--top-p", "0.9",
                                     "--seed", "7")
 

@@ -15,7 +15,9 @@ def test_generate_greedy_equals_kiln_run(model):
     tokens, logprobs = s.generate(STEPS, prompt=PROMPT, return_logprobs=True)
     assert tokens == model.greedy[0]
     assert logprobs.dtype == np.float32
-    assert printed(logprobs) == model.greedy[1]
+    assert printed(logprobs) == model.greedy_batched[1]
+    # The host's and the device's log-probs of the same tokens agree closely.
+    assert np.allclose(logprobs, [float(v) for v in model.greedy[1]], atol=1e-5)
     assert s.position == len(PROMPT) + STEPS - 1
 
 
