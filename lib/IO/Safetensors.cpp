@@ -543,6 +543,8 @@ Status SafetensorsWriter::write(const std::string &path,
     state.bytesDone += entry.byteSize;
     if (progress)
       progress(state);
+    if (state.cancel)
+      return Error(path + ": interrupted; the partial file was removed");
   }
   return output.commit();
 }

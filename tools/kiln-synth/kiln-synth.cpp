@@ -9,6 +9,7 @@
 #include "kiln/IO/WeightSpec.h"
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
@@ -29,7 +30,8 @@ const char *kUsage =
     "  --config PATH   model config (docs/config.md)\n"
     "  --seed N        random seed, an unsigned integer (default 0)\n"
     "  --format F      f16 (default) or q8_2f (docs/weights.md)\n"
-    "  -o PATH         output safetensors file, written atomically\n"
+    "  -o PATH         output safetensors file, written atomically (Ctrl-C removes\n"
+    "                  the partial file and exits 130)\n"
     "  --count         print parameter and byte counts, write nothing\n"
     "  --quiet         no progress on stderr\n"
     "  --help          this text\n";
@@ -147,6 +149,12 @@ private:
   int lastStep_ = 0;
 };
 
+/// Set by SIGINT/SIGTERM: the write stops after the tensor in hand and its
+/// temporary file is removed (default handling would leave it behind).
+volatile std::sig_atomic_t gInterrupted = 0;
+
+void onInterrupt(int) { gInterrupted = 1; }
+
 } // namespace
 
 static int run(int argc, char **argv) {
@@ -178,13 +186,21 @@ static int run(int argc, char **argv) {
   }
 
   ProgressPrinter printer;
-  ProgressFn progress;
-  if (!options.quiet)
-    progress = [&printer](const Progress &p) { printer(p); };
+  const bool quiet = options.quiet;
+  ProgressFn progress = [&printer, quiet](Progress &p) {
+    if (!quiet)
+      printer(p);
+    p.cancel = gInterrupted != 0;
+  };
+  std::signal(SIGINT, onInterrupt);
+  std::signal(SIGTERM, onInterrupt);
   Status status = writeSyntheticWeights(*config, options.seed, options.format,
                                         options.outputPath, progress);
-  if (!status)
-    return fail(status.error().message());
+  if (!status) {
+    fail(status.error().message());
+    // The shell's convention for a run ended by a signal.
+    return gInterrupted ? 128 + SIGINT : 1;
+  }
   std::printf("kiln-synth: wrote %s (%s, %s, seed %llu, %lld parameters, "
               "%llu data bytes)\n",
               options.outputPath.c_str(), modelFamilyName(config->family),

@@ -50,14 +50,17 @@ struct TensorView {
   int64_t elementCount() const { return shapeElementCount(shape); }
 };
 
-/// Progress of a long write: tensors and bytes done so far.
+/// Progress of a long write: tensors and bytes done so far. A callback that
+/// sets `cancel` stops the write: it fails ("interrupted") and leaves nothing
+/// behind (a tool turns SIGINT into this; the library handles no signals).
 struct Progress {
   size_t tensorsDone = 0;
   size_t tensorsTotal = 0;
   uint64_t bytesDone = 0;
   uint64_t bytesTotal = 0;
+  bool cancel = false;
 };
-using ProgressFn = std::function<void(const Progress &)>;
+using ProgressFn = std::function<void(Progress &)>;
 
 /// A read-only, memory-mapped safetensors file. Move-only.
 class SafetensorsFile {
