@@ -4,6 +4,8 @@
 // config, write the file (atomically), report progress on stderr.
 //
 //===----------------------------------------------------------------------===//
+#include "ProgressBar.h"
+
 #include "kiln/IO/ModelConfig.h"
 #include "kiln/IO/SyntheticWeights.h"
 #include "kiln/IO/WeightSpec.h"
@@ -14,6 +16,7 @@
 #include <cstdlib>
 #include <new>
 #include <string>
+#include <unistd.h>
 
 using namespace kiln::io;
 
@@ -33,7 +36,8 @@ const char *kUsage =
     "  -o PATH         output safetensors file, written atomically (Ctrl-C removes\n"
     "                  the partial file and exits 130)\n"
     "  --count         print parameter and byte counts, write nothing\n"
-    "  --quiet         no progress on stderr\n"
+    "  --quiet         no progress on stderr (else a bar on a terminal, a line per\n"
+    "                  10% of a file over 64 MiB otherwise)\n"
     "  --help          this text\n";
 
 struct Options {
@@ -185,10 +189,15 @@ static int run(int argc, char **argv) {
     return 0;
   }
 
+  // On a terminal a bar with bytes and rate; else a line per 10% (logs); none
+  // with --quiet.
   ProgressPrinter printer;
-  const bool quiet = options.quiet;
-  ProgressFn progress = [&printer, quiet](Progress &p) {
-    if (!quiet)
+  kiln::tools::ProgressBar bar("kiln-synth: " + options.outputPath);
+  const bool quiet = options.quiet, terminal = isatty(STDERR_FILENO) != 0;
+  ProgressFn progress = [&printer, &bar, quiet, terminal](Progress &p) {
+    if (!quiet && terminal)
+      bar.update(p.bytesDone, p.bytesTotal);
+    else if (!quiet)
       printer(p);
     p.cancel = gInterrupted != 0;
   };

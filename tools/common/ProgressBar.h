@@ -1,8 +1,9 @@
-// A one-line progress bar on stderr for long work (kiln-run: the weight upload): the bar,
-// bytes done of the total and the rate, redrawn in place at most every 100 ms and once at
-// the end, which ends the line. kiln-run shows it only on a terminal (or --progress).
-#ifndef KILN_TOOLS_KILN_RUN_PROGRESSBAR_H
-#define KILN_TOOLS_KILN_RUN_PROGRESSBAR_H
+// A one-line progress bar on stderr for long work (kiln-run: the weight upload;
+// kiln-synth: the file it writes): the bar, bytes done of the total and the rate, redrawn
+// in place at most every 100 ms and once at the end, which ends the line. The tools show
+// it only on a terminal (kiln-run also with --progress), never with --quiet.
+#ifndef KILN_TOOLS_COMMON_PROGRESSBAR_H
+#define KILN_TOOLS_COMMON_PROGRESSBAR_H
 
 #include <chrono>
 #include <cstdint>
@@ -28,4 +29,4 @@ std::string formatBytes(double bytes);
 
 } // namespace kiln::tools
 
-#endif // KILN_TOOLS_KILN_RUN_PROGRESSBAR_H
+#endif // KILN_TOOLS_COMMON_PROGRESSBAR_H
