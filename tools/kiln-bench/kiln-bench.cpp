@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/runtime.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -32,6 +33,11 @@ const char *kUsage =
     "  -r, --repetitions R   repetitions of each test (default 5)\n"
     "  -o, --output F        md (default), csv or json\n"
     "  --tokens-per-submit K greedy tokens one submission may run (default 16)\n"
+    "  --positions A,B,...   also run the tg test after prompts of A, B, ... tokens (test\n"
+    "                        tgN@A: the cost of a token at that position; the prompt is\n"
+    "                        fed first, untimed)\n"
+    "  --plot FILE.svg       draw ms/token of the tg tests against the position (an SVG,\n"
+    "                        one line per plan; written whole or not at all)\n"
     "  --read-bandwidth GBPS the device's streaming read bandwidth (e.g. vkprobe's), for\n"
     "                        the share column; without it the column is empty\n"
     "  --device N|NAME       device index or name substring (else env KILN_DEVICE)\n"
@@ -42,9 +48,10 @@ const char *kUsage =
 
 struct Arguments {
   std::vector<std::string> plans, weights;
+  std::vector<long> positions; // tg after prompts of these lengths (besides the plain tg)
   long promptTokens = 512, genTokens = 128, repetitions = 5, tokensPerSubmit = 16;
   double readBandwidth = 0;
-  std::string output = "md", device;
+  std::string output = "md", device, plot;
   bool help = false;
 };
 
@@ -91,6 +98,26 @@ bool parseArguments(int argc, char **argv, Arguments &args) {
       args.output = text;
       if (args.output != "md" && args.output != "csv" && args.output != "json")
         return fail("--output: expected md, csv or json, got '" + args.output + "'");
+    } else if (flag == "--positions") {
+      if (!value()) return false;
+      std::string list = text;
+      size_t start = 0;
+      while (true) {
+        size_t comma = list.find(',', start);
+        std::string piece = list.substr(start, comma == std::string::npos ? std::string::npos
+                                                                          : comma - start);
+        long position;
+        if (!parseLong(flag, piece.c_str(), 1, 1 << 24, position)) return false;
+        args.positions.push_back(position);
+        if (comma == std::string::npos)
+          break;
+        start = comma + 1;
+      }
+    } else if (flag == "--plot") {
+      if (!value()) return false;
+      args.plot = text;
+      if (args.plot.size() < 4 || args.plot.compare(args.plot.size() - 4, 4, ".svg") != 0)
+        return fail("--plot: '" + args.plot + "' must end in .svg");
     } else if (flag == "--read-bandwidth") {
       if (!value()) return false;
       char *end = nullptr;
@@ -123,6 +150,7 @@ bool parseArguments(int argc, char **argv, Arguments &args) {
 
 struct Row {
   std::string model, device, test;
+  long position = 0; // prompt fed before a tg test
   uint64_t bytesPerToken = 0;
   uint32_t dispatches = 0;
   double mean = 0, sd = 0; // tokens/s
@@ -151,11 +179,13 @@ struct Bench {
 
 using Clock = std::chrono::steady_clock;
 
-// One timed run of `test` (a reset session first); tokens/s.
-bool timeOnce(Bench &bench, bool generation, long tokens, uint32_t vocab, double &perSecond) {
+// One timed run (a reset session first); tokens/s. A generation run first feeds
+// a prompt of `at` tokens (at least one), untimed.
+bool timeOnce(Bench &bench, bool generation, long tokens, long at, uint32_t vocab,
+              double &perSecond) {
   if (!bench.check(kiln_session_reset(bench.session), "reset"))
     return false;
-  std::vector<int32_t> prompt(static_cast<size_t>(generation ? 1 : tokens));
+  std::vector<int32_t> prompt(static_cast<size_t>(generation ? std::max(1l, at) : tokens));
   for (size_t i = 0; i < prompt.size(); ++i)
     prompt[i] = static_cast<int32_t>((i + 1) % vocab);
   kiln_step_result_t first{};
@@ -208,30 +238,40 @@ bool benchPlan(const Arguments &args, size_t index, std::vector<Row> &rows) {
       !bench.check(kiln_session_stats(bench.session, &stats), "stats"))
     return false;
   std::string model = planPath.substr(planPath.find_last_of('/') + 1);
-  for (bool generation : {false, true}) {
+  // (generation, prompt length before it): pp, tg, then tg after each position.
+  std::vector<std::pair<bool, long>> tests;
+  if (args.promptTokens > 0)
+    tests.push_back({false, 0});
+  if (args.genTokens > 0) {
+    tests.push_back({true, 0});
+    for (long at : args.positions)
+      tests.push_back({true, at});
+  }
+  for (auto [generation, at] : tests) {
     const long tokens = generation ? args.genTokens : args.promptTokens;
-    if (tokens == 0)
-      continue;
-    if (static_cast<uint64_t>(tokens) + 1 > info.max_position)
+    if (static_cast<uint64_t>(tokens) + static_cast<uint64_t>(at) + 1 > info.max_position)
       return fail("'" + planPath + "': " + (generation ? "-n " : "-p ") + std::to_string(tokens) +
+                  (at ? " after " + std::to_string(at) + " positions" : std::string()) +
                   " passes the plan's max_position " + std::to_string(info.max_position));
     double ignored;
-    if (!timeOnce(bench, generation, tokens, info.vocab_size, ignored)) // warm-up
+    if (!timeOnce(bench, generation, tokens, at, info.vocab_size, ignored)) // warm-up
       return false;
     std::vector<double> samples;
     for (long r = 0; r < args.repetitions; ++r) {
       double perSecond;
-      if (!timeOnce(bench, generation, tokens, info.vocab_size, perSecond))
+      if (!timeOnce(bench, generation, tokens, at, info.vocab_size, perSecond))
         return false;
       samples.push_back(perSecond);
     }
     Row row;
     row.model = model;
     row.device = device.name;
-    row.test = (generation ? "tg" : "pp") + std::to_string(tokens);
+    row.test = (generation ? "tg" : "pp") + std::to_string(tokens) +
+               (at ? "@" + std::to_string(at) : std::string());
     row.bytesPerToken = stats.bytes_per_token;
     row.dispatches = stats.dispatches_per_token;
     row.generation = generation;
+    row.position = at;
     for (double s : samples)
       row.mean += s / static_cast<double>(samples.size());
     for (double s : samples)
@@ -287,6 +327,76 @@ void print(const Arguments &args, const std::vector<Row> &rows) {
                 r.sd, r.generation ? fixed(gbps(r), 2).c_str() : "", share(r).c_str());
 }
 
+std::string escapeXml(const std::string &text) {
+  std::string out;
+  for (char c : text)
+    out += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : std::string(1, c);
+  return out;
+}
+
+/// ms/token of each plan's tg tests against the position, as a hand-made SVG
+/// (no plotting library needed), written to a temporary file and renamed.
+bool writePlot(const std::string &path, const std::vector<Row> &rows) {
+  std::vector<std::string> models;
+  double maxPosition = 1, maxMs = 0;
+  for (const Row &r : rows) {
+    if (!r.generation || r.mean <= 0)
+      continue;
+    if (std::find(models.begin(), models.end(), r.model) == models.end())
+      models.push_back(r.model);
+    maxPosition = std::max(maxPosition, static_cast<double>(r.position));
+    maxMs = std::max(maxMs, 1e3 / r.mean);
+  }
+  if (models.empty())
+    return fail("--plot: no tg test to draw (-n 0?)");
+  const double left = 70, right = 610, top = 30, bottom = 330;
+  auto x = [&](double position) { return left + (right - left) * position / maxPosition; };
+  auto y = [&](double ms) { return bottom - (bottom - top) * ms / (maxMs * 1.1); };
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" height=\"380\" "
+                    "font-family=\"sans-serif\" font-size=\"12\">\n";
+  svg += "<rect width=\"800\" height=\"380\" fill=\"white\"/>\n";
+  svg += "<line x1=\"70\" y1=\"330\" x2=\"610\" y2=\"330\" stroke=\"black\"/>\n"
+         "<line x1=\"70\" y1=\"30\" x2=\"70\" y2=\"330\" stroke=\"black\"/>\n";
+  for (int tick = 0; tick <= 4; ++tick) {
+    double position = maxPosition * tick / 4, ms = maxMs * 1.1 * tick / 4;
+    svg += "<text x=\"" + fixed(x(position), 1) + "\" y=\"348\" text-anchor=\"middle\">" +
+           fixed(position, 0) + "</text>\n";
+    svg += "<text x=\"64\" y=\"" + fixed(y(ms) + 4, 1) + "\" text-anchor=\"end\">" +
+           fixed(ms, 2) + "</text>\n";
+  }
+  svg += "<text x=\"340\" y=\"372\" text-anchor=\"middle\">position (tokens before)</text>\n"
+         "<text x=\"16\" y=\"180\" transform=\"rotate(-90 16 180)\" "
+         "text-anchor=\"middle\">ms/token</text>\n";
+  const char *colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"};
+  for (size_t m = 0; m < models.size(); ++m) {
+    std::vector<std::pair<double, double>> points;
+    for (const Row &r : rows)
+      if (r.generation && r.model == models[m] && r.mean > 0)
+        points.push_back({static_cast<double>(r.position), 1e3 / r.mean});
+    std::sort(points.begin(), points.end());
+    std::string colour = colours[m % 6], line;
+    for (auto [position, ms] : points) {
+      line += fixed(x(position), 1) + "," + fixed(y(ms), 1) + " ";
+      svg += "<circle cx=\"" + fixed(x(position), 1) + "\" cy=\"" + fixed(y(ms), 1) +
+             "\" r=\"3\" fill=\"" + colour + "\"/>\n";
+    }
+    svg += "<polyline fill=\"none\" stroke=\"" + colour + "\" points=\"" + line + "\"/>\n";
+    svg += "<text x=\"620\" y=\"" + std::to_string(40 + 18 * m) + "\" fill=\"" + colour +
+           "\">" + escapeXml(models[m]) + "</text>\n";
+  }
+  svg += "</svg>\n";
+  const std::string temporary = path + ".tmp";
+  std::FILE *file = std::fopen(temporary.c_str(), "wb");
+  if (!file)
+    return fail("--plot: cannot write '" + temporary + "'");
+  const bool written = std::fwrite(svg.data(), 1, svg.size(), file) == svg.size();
+  if (std::fclose(file) != 0 || !written || std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::remove(temporary.c_str());
+    return fail("--plot: cannot write '" + path + "'");
+  }
+  return true;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -302,5 +412,7 @@ int main(int argc, char **argv) {
     if (!benchPlan(args, i, rows))
       return 1;
   print(args, rows);
+  if (!args.plot.empty() && !writePlot(args.plot, rows))
+    return 1;
   return 0;
 }
