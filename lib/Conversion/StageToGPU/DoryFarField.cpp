@@ -6,8 +6,9 @@
 // the far part needs only m ≤ 32 landmark scores and gains, kept in
 // workgroup memory too, and the short serial sums over landmarks are run by
 // every lane in the reference's order, so each lane holds the same c, F and
-// decision without another reduction. Then a lane per value dim sums the
-// near values, adds the far values, normalises and gates.
+// decision without another reduction. Then W / hd slices of hd value lanes sum
+// the near values (slice 0 also the sinks and the far values), the slices meet
+// in workgroup memory, and lane d normalises and gates.
 //
 // far_field_push: a workgroup per KV head. Phase one computes, per landmark,
 // the new log-scale, the rescale of what is held and the new key's weight
@@ -52,7 +53,8 @@ Value fge(KernelBuilder &kb, Value a, Value c) {
   return arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::OGE, a, c);
 }
 
-/// Σ_d a(d)·c(d) over d < hd, in index order (the reference's `dot`).
+/// Σ_d a(d)·c(d) over d < hd (the reference's `dot`; four interleaved partial
+/// sums when hd % 4 == 0, so the last bits may differ from index order).
 Value dotOver(KernelBuilder &kb, int64_t hd, const std::function<Value(Value)> &a,
               const std::function<Value(Value)> &c) {
   // Four independent sums when hd allows: the loads of a dot overlap instead of
