@@ -58,6 +58,16 @@ TEST_F(PlanVerifyTest, DeviceGreedyPickMustFitAStateBuffer) {
   EXPECT_NE(load(spec).find("sampling.greedy"), std::string::npos) << load(spec);
 }
 
+TEST_F(PlanVerifyTest, InvalidSpirvIsRefusedBeforeTheDriverSeesIt) {
+  PlanSpec spec = chainPlan();
+  ASSERT_GT(spec.kernels[0].spirv.size(), 5u);
+  spec.kernels[0].spirv[3] = 2; // the id bound: every id past 1 is now out of range
+  std::string error = load(spec);
+  EXPECT_EQ(error.rfind("INVALID_ARGUMENT: plan kernels[0] '", 0), 0u) << error;
+  EXPECT_NE(error.find("SPIR-V fails validation (Vulkan 1.1 rules): "), std::string::npos)
+      << error;
+}
+
 TEST_F(PlanVerifyTest, MissingFileIsNotFound) {
   kiln_plan_t *plan = nullptr;
   std::string error = describe(kiln_plan_load_file(instance_, "/nonexistent/x.kplan", &plan));

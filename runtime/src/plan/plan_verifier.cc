@@ -1,5 +1,7 @@
 #include "plan/plan_verifier.h"
 
+#include "plan/spirv_check.h"
+
 #include <set>
 #include <string>
 
@@ -237,6 +239,9 @@ Status checkKernels(const kp::Plan &plan, const DeviceLimits &limits) {
       return bad(path + ".spirv", "missing (the Vulkan target needs SPIR-V words)");
     if (kernel->entry_point()->size() == 0)
       return bad(path + ".entry_point", "empty");
+    if (plan.target() == kp::Target::Vulkan)
+      KILN_RETURN_IF_ERROR(validateSpirv(kernel->spirv()->data(), kernel->spirv()->size(),
+                                         path + " '" + kernel->name()->str() + "'"));
     const kp::Dim3 *size = kernel->workgroup_size();
     if (!size)
       return bad(path + ".workgroup_size", "missing");
