@@ -86,7 +86,7 @@ private:
   void alias(mlir::Value activation, mlir::Value buffer);
   mlir::Value freshScratch(int64_t size, llvm::StringRef name);
 
-  //===--- Column fields (Folds.cpp) --------------------------------------===//
+  //===--- Column fields (ColumnFields.cpp) -------------------------------===//
   /// The column scale buffers of the q8_2f matrices that read `activation`
   /// (one per distinct matrix), and whether it also has plain readers.
   struct FoldNeeds {

@@ -1,4 +1,4 @@
-//===- Folds.cpp - Where the q8_2f column field is applied ----------------===//
+//===- ColumnFields.cpp - Where the q8_2f column field is applied ---------===//
 //
 // A q8_2f matrix computes s ⊙ (Q (t ⊙ x)); `t ⊙ x` is applied by the stage
 // that produces x (MODELS.md "fold"). A producer with one `fold` operand
