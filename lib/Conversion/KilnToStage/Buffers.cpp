@@ -65,6 +65,20 @@ Value Lowering::tensorWeight(StringRef name, RankedTensorType type) {
   return value;
 }
 
+LogicalResult Lowering::sinkBuffers(Operation *op, ValueRange sinks, Value &sinkK,
+                                    Value &sinkV) {
+  sinkK = sinkV = Value();
+  if (sinks.empty())
+    return success();
+  auto k = sinks[0].getDefiningOp<kg::WeightOp>();
+  auto v = sinks[1].getDefiningOp<kg::WeightOp>();
+  if (!k || !v)
+    return refuse(op, "sinks must be declared weights");
+  sinkK = tensorWeight(k.getName(), cast<RankedTensorType>(k.getType()));
+  sinkV = tensorWeight(v.getName(), cast<RankedTensorType>(v.getType()));
+  return success();
+}
+
 Value Lowering::matrixWeight(StringRef name, kg::WeightType type) {
   auto it = weightBuffers_.find(name);
   if (it != weightBuffers_.end())

@@ -52,14 +52,8 @@ LogicalResult Lowering::lowerWindowAttention(kg::WindowAttentionOp op) {
   Value q = bufferOf(op.getQuery());
   // Sinks, first in the near set of both stages below.
   Value sinkK, sinkV;
-  if (!op.getSinks().empty()) {
-    auto k = op.getSinks()[0].getDefiningOp<kg::WeightOp>();
-    auto v = op.getSinks()[1].getDefiningOp<kg::WeightOp>();
-    if (!k || !v)
-      return refuse(op, "sinks must be declared weights");
-    sinkK = tensorWeight(k.getName(), cast<RankedTensorType>(k.getType()));
-    sinkV = tensorWeight(v.getName(), cast<RankedTensorType>(v.getType()));
-  }
+  if (failed(sinkBuffers(op, op.getSinks(), sinkK, sinkV)))
+    return failure();
   // stage.window_attention applies the output gate too: with one
   // kiln.output_gate reading the result, one stage does both.
   kg::OutputGateOp gate;

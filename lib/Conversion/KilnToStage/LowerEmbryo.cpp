@@ -129,14 +129,8 @@ LogicalResult Lowering::lowerRingAttention(kg::RingAttentionOp op) {
   Value kRing = stateBuffer(ring, ringType, "k");
   Value vRing = stateBuffer(ring, ringType, "v");
   Value sinkK, sinkV;
-  if (!op.getSinks().empty()) {
-    auto k = op.getSinks()[0].getDefiningOp<kg::WeightOp>();
-    auto v = op.getSinks()[1].getDefiningOp<kg::WeightOp>();
-    if (!k || !v)
-      return refuse(op, "sinks must be declared weights");
-    sinkK = tensorWeight(k.getName(), cast<RankedTensorType>(k.getType()));
-    sinkV = tensorWeight(v.getName(), cast<RankedTensorType>(v.getType()));
-  }
+  if (failed(sinkBuffers(op, op.getSinks(), sinkK, sinkV)))
+    return failure();
   Value qRot = bufferOf(op.getQuery()), qPlain = bufferOf(op.getQueryRaw());
   Value out = bufferOf(op.getResult());
   Value fold = singleFold(op.getResult());

@@ -79,6 +79,10 @@ private:
   /// land in it); `values` is what it holds ("LogProbs" | "Logits").
   mlir::Value readbackBuffer(mlir::RankedTensorType type,
                              llvm::StringRef values);
+  /// The buffers of an attention op's sinks (k, v), null when it has none; the
+  /// sinks must be declared weights.
+  mlir::LogicalResult sinkBuffers(mlir::Operation *op, mlir::ValueRange sinks,
+                                  mlir::Value &sinkK, mlir::Value &sinkV);
   mlir::Value params() const { return params_; }
   /// The buffer of an activation; created (scratch or readback) on first use.
   mlir::Value bufferOf(mlir::Value activation);

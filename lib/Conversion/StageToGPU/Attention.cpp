@@ -59,25 +59,8 @@ void buildKernel(stage::AttentionOp op, KernelBuilder &kb) {
     return kb.rem(kb.sub(kb.add(current, kb.index(window)), back),
                   kb.index(window));
   };
-  // Four independent sums when hd allows: a key's loads overlap instead of each
-  // waiting for the add before it.
-  const int64_t lanesPerDot = hd % 4 == 0 ? 4 : 1;
   auto dot = [&](Value query, const std::function<Value(Value)> &key) {
-    SmallVector<Value> init(lanesPerDot, kb.f32(0.0f));
-    SmallVector<Value> sums = kb.forLoop(
-        kb.index(0), kb.index(hd), kb.index(lanesPerDot), init,
-        [&](Value d, ValueRange s) -> SmallVector<Value> {
-          SmallVector<Value> next;
-          for (int64_t j = 0; j < lanesPerDot; ++j) {
-            Value at = kb.add(d, kb.index(j));
-            next.push_back(kb.fadd(s[j], kb.fmul(kb.load(query, {kb.add(qBase, at)}), key(at))));
-          }
-          return next;
-        });
-    Value total = sums[0];
-    for (int64_t j = 1; j < lanesPerDot; ++j)
-      total = kb.fadd(total, sums[j]);
-    return total;
+    return kb.dot(hd, [&](Value d) { return kb.load(query, {kb.add(qBase, d)}); }, key);
   };
 
   Value localMax = kb.strided(total, kb.f32(-3.4e38f), [&](Value u, Value m) {

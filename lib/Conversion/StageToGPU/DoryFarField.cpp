@@ -53,28 +53,11 @@ Value fge(KernelBuilder &kb, Value a, Value c) {
   return arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::OGE, a, c);
 }
 
-/// Σ_d a(d)·c(d) over d < hd (the reference's `dot`; four interleaved partial
-/// sums when hd % 4 == 0, so the last bits may differ from index order).
+/// Σ_d a(d)·c(d) over d < hd (the reference's `dot`; KernelBuilder::dot's
+/// partial sums, so the last bits may differ from index order).
 Value dotOver(KernelBuilder &kb, int64_t hd, const std::function<Value(Value)> &a,
               const std::function<Value(Value)> &c) {
-  // Four independent sums when hd allows: the loads of a dot overlap instead of
-  // each waiting for the add before it.
-  const int64_t lanes = hd % 4 == 0 ? 4 : 1;
-  SmallVector<Value> init(lanes, kb.f32(0.0f));
-  SmallVector<Value> sums = kb.forLoop(
-      kb.index(0), kb.index(hd), kb.index(lanes), init,
-      [&](Value d, ValueRange s) -> SmallVector<Value> {
-        SmallVector<Value> next;
-        for (int64_t j = 0; j < lanes; ++j) {
-          Value at = kb.add(d, kb.index(j));
-          next.push_back(kb.fadd(s[j], kb.fmul(a(at), c(at))));
-        }
-        return next;
-      });
-  Value total = sums[0];
-  for (int64_t j = 1; j < lanes; ++j)
-    total = kb.fadd(total, sums[j]);
-  return total;
+  return kb.dot(hd, a, c);
 }
 
 /// A serial loop over [0, count) carrying one f32 (count may be 0).

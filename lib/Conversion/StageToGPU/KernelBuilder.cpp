@@ -120,6 +120,26 @@ Value KernelBuilder::paramF32(Value params, int64_t word) {
   return arith::BitcastOp::create(b, loc, b.getF32Type(), raw);
 }
 
+Value KernelBuilder::dot(int64_t length, const std::function<Value(Value)> &a,
+                         const std::function<Value(Value)> &c) {
+  const int64_t lanes = length % 4 == 0 ? 4 : 1;
+  SmallVector<Value> init(lanes, f32(0.0f));
+  SmallVector<Value> sums =
+      forLoop(index(0), index(length), index(lanes), init,
+              [&](Value d, ValueRange s) -> SmallVector<Value> {
+                SmallVector<Value> next;
+                for (int64_t j = 0; j < lanes; ++j) {
+                  Value at = add(d, index(j));
+                  next.push_back(fadd(s[j], fmul(a(at), c(at))));
+                }
+                return next;
+              });
+  Value total = sums[0];
+  for (int64_t j = 1; j < lanes; ++j)
+    total = fadd(total, sums[j]);
+  return total;
+}
+
 void KernelBuilder::ifThen(Value cond, const std::function<void()> &then) {
   auto ifOp = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);

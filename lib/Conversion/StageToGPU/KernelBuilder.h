@@ -126,6 +126,11 @@ public:
   mlir::Value strided(mlir::Value count, mlir::Value init,
                       const std::function<mlir::Value(mlir::Value, mlir::Value)> &body);
 
+  /// Σ_d a(d)·c(d) over d < length, in four interleaved partial sums when
+  /// length % 4 == 0 (a dot's loads in flight together instead of each
+  /// waiting for the add before it), else in index order.
+  mlir::Value dot(int64_t length, const std::function<mlir::Value(mlir::Value)> &a,
+                  const std::function<mlir::Value(mlir::Value)> &c);
   /// Workgroup-wide reduction of one f32 per thread; every thread gets the
   /// result. Must be reached by all threads of the workgroup.
   mlir::Value reduce(mlir::Value partial, ReduceKind kind);
