@@ -49,7 +49,7 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
       "name", "api", "source", "boundary_us", "boundary_no_barrier_us",
       "submit_us", "read_bandwidth_gbps", "single_workgroup_bandwidth_gbps",
       "matvec_efficiency", "compute_gflops", "subgroup_size",
-      "max_workgroup_size", "max_shared_memory_bytes", "compute_units",
+      "max_workgroup_size", "max_shared_memory_bytes", "compute_units", "reduce_workgroup_size",
       "workgroup_barrier_us", "cache_bandwidth_gbps", "subgroup_arithmetic"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!known.count(it.key()))
@@ -79,6 +79,11 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
     s = readPositive(j, "workgroup_barrier_us", d.workgroupBarrierMicros, true);
   if (s && j.contains("cache_bandwidth_gbps"))
     s = readPositive(j, "cache_bandwidth_gbps", d.cacheBandwidthGBps);
+  if (s && j.contains("reduce_workgroup_size")) {
+    s = readCount(j, "reduce_workgroup_size", d.reduceWorkgroupSize);
+    if (s && (d.reduceWorkgroupSize & (d.reduceWorkgroupSize - 1)) != 0)
+      return io::Error("target: field 'reduce_workgroup_size' must be a power of two");
+  }
   if (s && j.contains("subgroup_arithmetic")) {
     const json &v = j["subgroup_arithmetic"];
     if (v.is_boolean())
@@ -126,6 +131,8 @@ std::string targetDescToJson(const TargetDesc &d) {
   if (d.subgroupArithmetic)
     j["subgroup_arithmetic"] = true;
   j["max_workgroup_size"] = d.maxWorkgroupSize;
+  if (d.reduceWorkgroupSize > 0)
+    j["reduce_workgroup_size"] = d.reduceWorkgroupSize;
   j["max_shared_memory_bytes"] = d.maxSharedMemoryBytes;
   j["compute_units"] = d.computeUnits;
   return j.dump(2) + "\n";

@@ -112,10 +112,11 @@ LogicalResult buildKilnPipeline(OpPassManager &pm, const KilnPipelineOptions &op
 
 void applyTarget(ModuleOp module, const cost::TargetDesc &desc,
                  KilnPipelineOptions &options) {
-  // Reductions run in one workgroup: the largest power of two the target
-  // allows, at most 256.
+  // Reductions run in one workgroup: the target's measured width, else 256;
+  // the largest power of two the target allows, at most that.
+  int64_t cap = desc.reduceWorkgroupSize > 0 ? desc.reduceWorkgroupSize : 256;
   int64_t size = 1;
-  while (size * 2 <= static_cast<int64_t>(desc.maxWorkgroupSize) && size * 2 <= 256)
+  while (size * 2 <= static_cast<int64_t>(desc.maxWorkgroupSize) && size * 2 <= cap)
     size *= 2;
   options.reduceWorkgroupSize = size;
   options.rowWorkgroupSize = std::min<int64_t>(64, desc.maxWorkgroupSize);

@@ -42,6 +42,10 @@ struct TargetDesc {
   /// Optional, default false: reductions then go through workgroup memory.
   bool subgroupArithmetic = false;
   uint32_t maxWorkgroupSize = 256;
+  /// Threads of a one-workgroup reduction (rmsnorm, slerp, router, sampling)
+  /// and gdn_step, measured per device. Optional, 0 = 256 (capped by
+  /// maxWorkgroupSize); a power of two.
+  uint32_t reduceWorkgroupSize = 0;
   uint32_t maxSharedMemoryBytes = 16384;
   /// Workgroups that run at once at full speed (SMs, CUs, cores).
   uint32_t computeUnits = 1;
