@@ -120,6 +120,57 @@ Value KernelBuilder::paramF32(Value params, int64_t word) {
   return arith::BitcastOp::create(b, loc, b.getF32Type(), raw);
 }
 
+SmallVector<HeldElement> KernelBuilder::held(int64_t size) {
+  SmallVector<HeldElement> elements;
+  int64_t count = ceilDiv(size, workgroupSize);
+  if (size <= 0 || count > kMaxHeldPerThread)
+    return elements;
+  for (int64_t k = 0; k < count; ++k) {
+    HeldElement e;
+    e.index = add(threadId(), index(k * workgroupSize));
+    e.safe = e.index;
+    if ((k + 1) * workgroupSize > size) {
+      e.inRange = ult(e.index, index(size));
+      e.safe = min(e.index, index(size - 1));
+    }
+    elements.push_back(e);
+  }
+  return elements;
+}
+
+Value KernelBuilder::loadHeld(Value memref, const HeldElement &e, ValueRange leading) {
+  SmallVector<Value> indices(leading.begin(), leading.end());
+  indices.push_back(e.safe);
+  Value v = load(memref, indices);
+  return e.inRange ? select(e.inRange, v, f32(0.0f)) : v;
+}
+
+void KernelBuilder::storeHeld(Value value, Value memref, const HeldElement &e,
+                              ValueRange leading) {
+  SmallVector<Value> indices(leading.begin(), leading.end());
+  indices.push_back(e.index);
+  if (!e.inRange) {
+    store(value, memref, indices);
+    return;
+  }
+  ifThen(e.inRange, [&] { store(value, memref, indices); });
+}
+
+Value KernelBuilder::sum(ArrayRef<Value> values) {
+  SmallVector<Value> level(values.begin(), values.end());
+  if (level.empty())
+    return f32(0.0f);
+  while (level.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i + 1 < level.size(); i += 2)
+      next.push_back(fadd(level[i], level[i + 1]));
+    if (level.size() % 2)
+      next.push_back(level.back());
+    level = std::move(next);
+  }
+  return level.front();
+}
+
 Value KernelBuilder::dot(int64_t length, const std::function<Value(Value)> &a,
                          const std::function<Value(Value)> &c) {
   const int64_t lanes = length % 4 == 0 ? 4 : 1;

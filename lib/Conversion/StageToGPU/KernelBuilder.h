@@ -27,6 +27,21 @@ struct KernelShape {
 
 enum class ReduceKind { Add, Max };
 
+/// One element of a row a thread keeps in registers (KernelBuilder::held):
+/// `index` may lie past the row when `inRange` is set; `safe` is the index
+/// clamped into the row, for loads.
+struct HeldElement {
+  mlir::Value index;
+  mlir::Value safe;
+  /// Null when the element always lies in the row.
+  mlir::Value inRange;
+};
+
+/// Elements a thread may hold of one row (KernelBuilder::held): beyond that
+/// the straight-line code grows past what it saves, and kernels walk the row
+/// with a strided loop instead.
+constexpr int64_t kMaxHeldPerThread = 16;
+
 class KernelBuilder {
 public:
   KernelBuilder(mlir::OpBuilder &builder, mlir::Location loc,
@@ -125,6 +140,22 @@ public:
   void strided(mlir::Value count, const std::function<void(mlir::Value)> &body);
   mlir::Value strided(mlir::Value count, mlir::Value init,
                       const std::function<mlir::Value(mlir::Value, mlir::Value)> &body);
+
+  /// The elements i = threadId + k·W (k < ceil(size / W)) of a row of
+  /// `size`, for a kernel that keeps its values in registers across a
+  /// workgroup reduction (a norm: sum of squares, then scale): each pass is
+  /// straight-line code whose loads are all in flight together, where a
+  /// strided loop waits for one load before the next. Empty when the row is
+  /// longer than kMaxHeldPerThread · W: walk it with strided() then.
+  llvm::SmallVector<HeldElement> held(int64_t size);
+  /// memref[leading..., e.safe], 0 for an element past the row.
+  mlir::Value loadHeld(mlir::Value memref, const HeldElement &e,
+                       mlir::ValueRange leading = {});
+  /// memref[leading..., e.index] = value, only for an element in the row.
+  void storeHeld(mlir::Value value, mlir::Value memref, const HeldElement &e,
+                 mlir::ValueRange leading = {});
+  /// Σ values, pairwise (no chain of dependent adds).
+  mlir::Value sum(llvm::ArrayRef<mlir::Value> values);
 
   /// Σ_d a(d)·c(d) over d < length, in four interleaved partial sums when
   /// length % 4 == 0 (a dot's loads in flight together instead of each
