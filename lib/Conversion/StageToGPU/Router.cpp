@@ -8,11 +8,16 @@
 //===----------------------------------------------------------------------===//
 #include "KernelBuilder.h"
 
+#include <algorithm>
 #include <limits>
 
 using namespace mlir;
 
 namespace kiln {
+
+/// Basis projections reduced in one round with the distance: each takes W
+/// floats of workgroup memory.
+static constexpr int64_t kRanksPerRound = 8;
 
 KernelShape shapeOf(stage::RouterOp, const StageToGPUOptions &o) {
   return {o.reduceWorkgroupSize, 1};
@@ -31,29 +36,38 @@ void buildKernel(stage::RouterOp op, KernelBuilder &kb) {
   ValueRange best = kb.forLoop(
       kb.index(0), kb.index(experts), kb.index(1), {negInf, kb.index(0)},
       [&](Value e, ValueRange carried) -> SmallVector<Value> {
-        auto centred = [&](Value i) {
-          return kb.fsub(kb.load(x, {i}), kb.load(centres, {e, i}));
-        };
-        Value d2 = kb.reduce(
-            kb.strided(kb.index(hidden), kb.f32(0.0f), [&](Value i, Value acc) {
-              Value d = centred(i);
-              return kb.fadd(acc, kb.fmul(d, d));
-            }),
-            ReduceKind::Add);
-        Value projected = kb.f32(0.0f);
-        if (rank > 0)
-          projected = kb.forLoop(
-              kb.index(0), kb.index(rank), kb.index(1), {kb.f32(0.0f)},
-              [&](Value c, ValueRange s) -> SmallVector<Value> {
-                Value p = kb.reduce(
-                    kb.strided(kb.index(hidden), kb.f32(0.0f),
-                               [&](Value i, Value acc) {
-                                 return kb.fadd(acc, kb.fmul(centred(i),
-                                                             kb.load(basis, {e, c, i})));
-                               }),
-                    ReduceKind::Add);
-                return {kb.fadd(s[0], kb.fmul(p, p))};
-              })[0];
+        // One pass over the row gives |x−μ|² and every basis projection
+        // together, one reduction round for all of them (a pass and a round
+        // each took 76 us on the H200, docs/performance.md). Ranks go in
+        // rounds of at most kRanksPerRound to bound the workgroup memory.
+        Value d2, projected = kb.f32(0.0f);
+        for (int64_t first = 0; first == 0 || first < rank; first += kRanksPerRound) {
+          int64_t count = std::min<int64_t>(kRanksPerRound, rank - first);
+          SmallVector<Value> init(count + (first == 0 ? 1 : 0), kb.f32(0.0f));
+          SmallVector<Value> sums = kb.forLoop(
+              kb.threadId(), kb.index(hidden), kb.index(kb.getWorkgroupSize()), init,
+              [&](Value i, ValueRange acc) -> SmallVector<Value> {
+                Value d = kb.fsub(kb.load(x, {i}), kb.load(centres, {e, i}));
+                SmallVector<Value> next(acc.begin(), acc.end());
+                int64_t at = 0;
+                if (first == 0) {
+                  next[0] = kb.fadd(acc[0], kb.fmul(d, d));
+                  at = 1;
+                }
+                for (int64_t c = 0; c < count; ++c)
+                  next[at + c] = kb.fadd(
+                      acc[at + c], kb.fmul(d, kb.load(basis, {e, kb.index(first + c), i})));
+                return next;
+              });
+          SmallVector<Value> totals = kb.reduceMany(sums, ReduceKind::Add);
+          int64_t at = 0;
+          if (first == 0) {
+            d2 = totals[0];
+            at = 1;
+          }
+          for (int64_t c = 0; c < count; ++c)
+            projected = kb.fadd(projected, kb.fmul(totals[at + c], totals[at + c]));
+        }
         Value err = kb.fsub(d2, projected);
         Value score = kb.fsub(kb.load(bias, {e}), err);
         if (shells) {
