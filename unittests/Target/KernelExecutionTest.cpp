@@ -275,6 +275,33 @@ TEST_F(KernelExecution, RMSNormPartialsZeroCentredFold) {
   expectNear(valuesOf<float>(buffers[3]), out, 1e-4f, "rmsnorm output");
 }
 
+// 256 threads: 1,000 values are held four a thread (the last partly past
+// the row); 4,200 are more than kMaxHeldPerThread a thread and take the
+// strided loop.
+TEST_F(KernelExecution, RMSNormHeldAndStridedRows) {
+  for (int64_t H : {1000, 4200}) {
+    const int64_t K = 3;
+    std::string source;
+    for (const char *c = kRMSNormModule; *c; ++c) // every "200" is the row length
+      if (std::strncmp(c, "200", 3) == 0) {
+        source += std::to_string(H);
+        c += 2;
+      } else {
+        source += *c;
+      }
+    std::vector<float> h = rng.uniform(H), p = rng.uniform(K * H),
+                       w = rng.uniform(H, -0.2f, 0.2f), f = rng.uniform(H, 0.5f, 2.0f);
+    std::vector<Bytes> buffers = {bytesOf(h), bytesOf(p), bytesOf(w),
+                                  bytesOf(std::vector<float>(H)), bytesOf(f)};
+    run(source, buffers);
+    std::vector<float> out;
+    rmsnormReference(h, p, K, w, f, out);
+    std::string what = "rmsnorm " + std::to_string(H);
+    expectNear(valuesOf<float>(buffers[0]), h, 1e-5f, (what + " residual").c_str());
+    expectNear(valuesOf<float>(buffers[3]), out, 1e-4f, (what + " output").c_str());
+  }
+}
+
 TEST_F(KernelExecution, RMSNormSubgroupReduce) {
   const int64_t H = 200, K = 3;
   std::vector<float> h = rng.uniform(H), p = rng.uniform(K * H), w = rng.uniform(H, -0.2f, 0.2f),
@@ -533,6 +560,51 @@ func.func @f(%e: memref<10x7xvector<4xi32>>, %p: memref<4xi32>, %h: memref<52xf3
 })", buffers);
   std::vector<float> expected(table.begin() + 7 * H, table.begin() + 8 * H);
   expectNear(valuesOf<float>(buffers[2]), expected, 0.0f, "embed row");
+}
+
+// One pass with an online softmax: the lowest id among tied maxima, −∞
+// values (also at the start of a thread's walk), and the log-probability;
+// 9,000 values cover the unrolled blocks and the tail. A NaN or no finite
+// value gives the vocabulary size.
+TEST_F(KernelExecution, SampleGreedyTiesInfinitiesAndNaN) {
+  const int64_t V = 9000;
+  const char *module = R"(
+func.func @f(%v: memref<9000xf32>, %o: memref<2xi32>) {
+  stage.dispatch "sample" {
+    stage.sample_greedy values(%v : memref<9000xf32>) out(%o : memref<2xi32>) {logits}
+  }
+  return
+})";
+  auto sample = [&](const std::vector<float> &values) {
+    std::vector<Bytes> buffers = {bytesOf(values), bytesOf(std::vector<int32_t>(2, -1))};
+    run(module, buffers);
+    return valuesOf<int32_t>(buffers[1]);
+  };
+  std::vector<float> v = rng.uniform(V, -4.0f, 4.0f);
+  for (int64_t i = 0; i < V; i += 7)
+    v[i] = -INFINITY;
+  v[6001] = 9.5f;
+  v[8999] = 9.5f;
+  v[4100] = 9.5f;
+  double sum = 0;
+  for (float x : v)
+    sum += std::exp(double(x) - 9.5);
+  std::vector<int32_t> out = sample(v);
+  EXPECT_EQ(out[0], 4100);
+  float logprob;
+  std::memcpy(&logprob, &out[1], 4);
+  EXPECT_NEAR(logprob, -std::log(sum), 1e-5);
+
+  std::vector<float> ninf(V, -INFINITY);
+  ninf[5] = 1.0f;
+  out = sample(ninf);
+  EXPECT_EQ(out[0], 5);
+  std::memcpy(&logprob, &out[1], 4);
+  EXPECT_NEAR(logprob, 0.0f, 1e-6);
+
+  v[77] = NAN;
+  EXPECT_EQ(sample(v)[0], V);
+  EXPECT_EQ(sample(std::vector<float>(V, -INFINITY))[0], V);
 }
 
 } // namespace

@@ -1,8 +1,9 @@
 //===- Sample.cpp - Greedy sampling of the step's read-out on the device --===//
 //
-// One workgroup walks the vocabulary three times (max and NaN; the lowest id
-// at the max; with logits, Σ exp(v − max)), each pass ending in one workgroup
-// reduction. Ids travel through the f32 reductions, exact below 2^24 (the
+// One workgroup walks the vocabulary once, each thread keeping its maximum,
+// the lowest id at it, a NaN flag and (with logits) Σ exp(v − max) as an
+// online softmax; three workgroup reductions combine them (three passes, each
+// with its reduction, took 17-50 us on the H200, docs/performance.md). Ids travel through the f32 reductions, exact below 2^24 (the
 // op's verifier). Thread 0 writes the token and its log-probability's bits.
 //
 //===----------------------------------------------------------------------===//
@@ -30,32 +31,64 @@ void buildKernel(stage::SampleGreedyOp op, KernelBuilder &kb) {
     return arith::CmpFOp::create(b, loc, predicate, a, c).getResult();
   };
 
-  // Pass 1: the maximum (maxnum skips NaN, so NaN is counted apart).
-  Value init = kb.f32(-INFINITY);
-  SmallVector<Value> partial = kb.forLoop(
-      kb.threadId(), kb.index(vocab), kb.index(kb.getWorkgroupSize()),
-      ValueRange{init, kb.f32(0.0f)}, [&](Value i, ValueRange acc) -> SmallVector<Value> {
-        Value v = kb.load(values, {i});
-        Value isNaN = cmp(arith::CmpFPredicate::UNO, v, v);
-        return {kb.fmax(acc[0], v), kb.select(isNaN, kb.f32(1.0f), acc[1])};
+  // One pass: each thread keeps its running maximum m, the lowest id at it
+  // (ids visited in increasing order, so a strict '>' keeps the first), a
+  // NaN flag and Σ exp(v − m), rescaled when m grows (online softmax). Four
+  // values are loaded before they are folded in.
+  Value negInf = kb.f32(-INFINITY);
+  auto step = [&](ValueRange acc, Value v, Value id) -> SmallVector<Value> {
+    Value m = acc[0], lowest = acc[1], nan = acc[2], sum = acc[3];
+    Value isNaN = cmp(arith::CmpFPredicate::UNO, v, v);
+    Value grows = cmp(arith::CmpFPredicate::OGT, v, m);
+    SmallVector<Value> next = {kb.select(grows, v, m), kb.select(grows, kb.indexToF32(id), lowest),
+                               kb.select(isNaN, kb.f32(1.0f), nan), sum};
+    if (op.getLogits()) {
+      // exp of −∞ − −∞ would be NaN: a term or scale from −∞ is 0.
+      Value mFinite = cmp(arith::CmpFPredicate::OGT, m, negInf);
+      Value vFinite = cmp(arith::CmpFPredicate::OGT, v, negInf);
+      Value rescaled = kb.fadd(
+          kb.fmul(sum, kb.select(mFinite, kb.exp(kb.fsub(m, v)), kb.f32(0.0f))), kb.f32(1.0f));
+      Value added = kb.fadd(sum, kb.select(vFinite, kb.exp(kb.fsub(v, m)), kb.f32(0.0f)));
+      next[3] = kb.select(grows, rescaled, kb.select(isNaN, sum, added));
+    }
+    return next;
+  };
+  const int64_t width = kb.getWorkgroupSize(), unroll = 4;
+  const int64_t blocks = vocab / (unroll * width);
+  SmallVector<Value> init = {negInf, kb.f32(float(vocab)), kb.f32(0.0f), kb.f32(0.0f)};
+  SmallVector<Value> acc = kb.forLoop(
+      kb.index(0), kb.index(blocks), kb.index(1), init,
+      [&](Value block, ValueRange carried) -> SmallVector<Value> {
+        Value base = kb.add(kb.mul(block, kb.index(unroll * width)), kb.threadId());
+        SmallVector<Value> ids, loaded;
+        for (int64_t u = 0; u < unroll; ++u) {
+          ids.push_back(kb.add(base, kb.index(u * width)));
+          loaded.push_back(kb.load(values, {ids.back()}));
+        }
+        SmallVector<Value> next(carried.begin(), carried.end());
+        for (int64_t u = 0; u < unroll; ++u)
+          next = step(next, loaded[u], ids[u]);
+        return next;
       });
-  SmallVector<Value> totals = kb.reduceMany(partial, ReduceKind::Max);
+  acc = kb.forLoop(kb.add(kb.index(blocks * unroll * width), kb.threadId()), kb.index(vocab),
+                   kb.index(width), acc,
+                   [&](Value i, ValueRange carried) -> SmallVector<Value> {
+                     return step(carried, kb.load(values, {i}), i);
+                   });
+
+  // Across the workgroup: the maximum (and any NaN), then the lowest id at
+  // it and the sum rescaled to it.
+  SmallVector<Value> totals = kb.reduceMany({acc[0], acc[2]}, ReduceKind::Max);
   Value maximum = totals[0];
-
-  // Pass 2: the lowest id holding the maximum, as the max of −id.
-  Value lowest = kb.strided(kb.index(vocab), kb.f32(-float(vocab)), [&](Value i, Value acc) {
-    Value hit = cmp(arith::CmpFPredicate::OEQ, kb.load(values, {i}), maximum);
-    return kb.fmax(acc, kb.select(hit, kb.fsub(kb.f32(0.0f), kb.indexToF32(i)), acc));
-  });
+  Value atMax = cmp(arith::CmpFPredicate::OEQ, acc[0], maximum);
+  Value lowest = kb.select(atMax, kb.fsub(kb.f32(0.0f), acc[1]), kb.f32(-float(vocab)));
   Value token = kb.fsub(kb.f32(0.0f), kb.reduce(lowest, ReduceKind::Max));
-
-  // Pass 3 (logits): log-probability = −log Σ exp(v − max).
   Value logprob = maximum;
   if (op.getLogits()) {
-    Value sum = kb.strided(kb.index(vocab), kb.f32(0.0f), [&](Value i, Value acc) {
-      return kb.fadd(acc, kb.exp(kb.fsub(kb.load(values, {i}), maximum)));
-    });
-    logprob = kb.fsub(kb.f32(0.0f), kb.log(kb.reduce(sum, ReduceKind::Add)));
+    Value mFinite = cmp(arith::CmpFPredicate::OGT, acc[0], negInf);
+    Value part = kb.select(mFinite, kb.fmul(acc[3], kb.exp(kb.fsub(acc[0], maximum))),
+                           kb.f32(0.0f));
+    logprob = kb.fsub(kb.f32(0.0f), kb.log(kb.reduce(part, ReduceKind::Add)));
   }
 
   // No finite maximum (all −∞, +∞ or a NaN): the vocabulary size, an id no
