@@ -233,10 +233,9 @@ LogicalResult Lowering::lowerMatVec(kg::MatVecOp op) {
   OpBuilder b = dispatch(weight.getName());
   stage::MatVecOp::create(
       b, op.getLoc(), w, /*expert=*/Value(), scale, /*colScale=*/Value(),
-      input, Value(), out, fold,
-      stage::MatrixFormatAttr::get(b.getContext(),
-                                   q8 ? stage::MatrixFormat::q8_2f
-                                      : stage::MatrixFormat::f16));
+      input, /*norm=*/Value(), /*up=*/Value(), out, fold,
+      q8 ? stage::MatrixFormat::q8_2f : stage::MatrixFormat::f16, stage::Activation::none,
+      /*split_k=*/1, /*accumulate=*/false, /*experts=*/1, /*norm_eps=*/FloatAttr());
   return success();
 }
 

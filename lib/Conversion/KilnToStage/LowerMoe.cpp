@@ -150,13 +150,12 @@ LogicalResult Lowering::lowerExpertMatVec(kg::MatVecOp op,
   Value out = bufferOf(op.getResult());
   Value fold = singleFold(op.getResult());
   OpBuilder b = dispatch(stackName(candidates));
-  auto matvec = stage::MatVecOp::create(
-      b, op.getLoc(), w, word->second, rowScale, colScale, input, Value(), out,
-      fold,
-      stage::MatrixFormatAttr::get(b.getContext(),
-                                   q8 ? stage::MatrixFormat::q8_2f
-                                      : stage::MatrixFormat::f16));
-  matvec.setExperts(static_cast<uint64_t>(candidates.size()));
+  stage::MatVecOp::create(
+      b, op.getLoc(), w, word->second, rowScale, colScale, input, /*norm=*/Value(),
+      /*up=*/Value(), out, fold,
+      q8 ? stage::MatrixFormat::q8_2f : stage::MatrixFormat::f16, stage::Activation::none,
+      /*split_k=*/1, /*accumulate=*/false, static_cast<uint64_t>(candidates.size()),
+      /*norm_eps=*/FloatAttr());
   return success();
 }
 

@@ -148,3 +148,23 @@ func.func @experts_zero(%w: memref<24x7xvector<4xi32>>, %e: memref<1xi32>, %x: m
   }
   return
 }
+
+// -----
+
+func.func @norm_without_eps(%w: memref<24x7xvector<4xi32>>, %x: memref<52xf32>, %n: memref<52xf32>, %y: memref<24xf32>) {
+  stage.dispatch {
+    // expected-error @+1 {{norm and norm_eps come together}}
+    stage.matvec weight(%w : memref<24x7xvector<4xi32>>) input(%x : memref<52xf32>) norm(%n : memref<52xf32>) out(%y : memref<24xf32>) {format = #stage.format<f16>}
+  }
+  return
+}
+
+// -----
+
+func.func @norm_wrong_length(%w: memref<24x7xvector<4xi32>>, %x: memref<52xf32>, %n: memref<51xf32>, %y: memref<24xf32>) {
+  stage.dispatch {
+    // expected-error @+1 {{one norm weight per column}}
+    stage.matvec weight(%w : memref<24x7xvector<4xi32>>) input(%x : memref<52xf32>) norm(%n : memref<51xf32>) out(%y : memref<24xf32>) {format = #stage.format<f16>, norm_eps = 1.0e-06 : f32}
+  }
+  return
+}

@@ -122,3 +122,69 @@ func.func @scale_not_ready(%x: memref<64xf32>, %m: memref<128x8xvector<4xi32>>, 
   }
   return
 }
+
+// -----
+
+// A norm read by two mat-vecs (q8_2f, a column field each): both read the
+// residual and normalise it themselves, each taking its field as col_scale;
+// the norm's dispatch is gone. With free boundaries nothing changes.
+// CHECK-LABEL: func.func @norm_into_readers
+// CHECK-NOT: stage.rmsnorm
+// CHECK: stage.matvec weight(%arg6 : memref<96x8xvector<4xi32>>) row_scale(%arg7 : memref<96xf32>) col_scale(%arg4 : memref<128xf32>) input(%arg0 : memref<128xf32>) norm(%arg1 : memref<128xf32>) out(%arg8 : memref<96xf32>) {format = #stage.format<q8_2f>, norm_eps = 9.99999997E-7 : f32, norm_zero_centered}
+// CHECK: stage.matvec weight(%arg9 : memref<32x8xvector<4xi32>>) row_scale(%arg10 : memref<32xf32>) col_scale(%arg5 : memref<128xf32>) input(%arg0 : memref<128xf32>) norm(%arg1 : memref<128xf32>) out(%arg11 : memref<32xf32>) {format = #stage.format<q8_2f>, norm_eps = 9.99999997E-7 : f32, norm_zero_centered}
+// FREE-LABEL: func.func @norm_into_readers
+// FREE: stage.rmsnorm
+// FREE-NOT: norm(
+func.func @norm_into_readers(%h: memref<128xf32>, %w: memref<128xf32>, %x: memref<128xf32>, %x2: memref<128xf32>,
+                             %t1: memref<128xf32>, %t2: memref<128xf32>,
+                             %m1: memref<96x8xvector<4xi32>>, %s1: memref<96xf32>, %d1: memref<96xf32>,
+                             %m2: memref<32x8xvector<4xi32>>, %s2: memref<32xf32>, %d2: memref<32xf32>) {
+  stage.dispatch "norm" {
+    stage.rmsnorm residual(%h : memref<128xf32>) weight(%w : memref<128xf32>) outs(%x, %x2 : memref<128xf32>, memref<128xf32>) folds(%t1, %t2 : memref<128xf32>, memref<128xf32>) {eps = 1.0e-06 : f32, zero_centered}
+  }
+  stage.dispatch "a" {
+    stage.matvec weight(%m1 : memref<96x8xvector<4xi32>>) row_scale(%s1 : memref<96xf32>) input(%x : memref<128xf32>) out(%d1 : memref<96xf32>) {format = #stage.format<q8_2f>}
+  }
+  stage.dispatch "b" {
+    stage.matvec weight(%m2 : memref<32x8xvector<4xi32>>) row_scale(%s2 : memref<32xf32>) input(%x2 : memref<128xf32>) out(%d2 : memref<32xf32>) {format = #stage.format<q8_2f>}
+  }
+  return
+}
+
+// -----
+
+// A norm's output that something other than a mat-vec reads stays.
+// CHECK-LABEL: func.func @norm_read_elsewhere
+// CHECK: stage.rmsnorm
+// CHECK-NOT: norm(
+func.func @norm_read_elsewhere(%h: memref<128xf32>, %w: memref<128xf32>, %x: memref<128xf32>,
+                               %m: memref<96x16xvector<4xi32>>, %d: memref<96xf32>, %y: memref<128xf32>) {
+  stage.dispatch "norm" {
+    stage.rmsnorm residual(%h : memref<128xf32>) weight(%w : memref<128xf32>) outs(%x : memref<128xf32>) {eps = 1.0e-06 : f32}
+  }
+  stage.dispatch "a" {
+    stage.matvec weight(%m : memref<96x16xvector<4xi32>>) input(%x : memref<128xf32>) out(%d : memref<96xf32>) {format = #stage.format<f16>}
+  }
+  stage.dispatch "b" {
+    stage.add ins(%x, %h : memref<128xf32>, memref<128xf32>) out(%y : memref<128xf32>)
+  }
+  return
+}
+
+// -----
+
+// One buffer listed as two outputs with different fields: no rewrite.
+// CHECK-LABEL: func.func @norm_one_buffer_two_fields
+// CHECK: stage.rmsnorm
+// CHECK-NOT: norm(
+func.func @norm_one_buffer_two_fields(%h: memref<128xf32>, %w: memref<128xf32>, %x: memref<128xf32>,
+                                      %t1: memref<128xf32>, %t2: memref<128xf32>,
+                                      %m: memref<96x8xvector<4xi32>>, %s: memref<96xf32>, %d: memref<96xf32>) {
+  stage.dispatch "norm" {
+    stage.rmsnorm residual(%h : memref<128xf32>) weight(%w : memref<128xf32>) outs(%x, %x : memref<128xf32>, memref<128xf32>) folds(%t1, %t2 : memref<128xf32>, memref<128xf32>) {eps = 1.0e-06 : f32}
+  }
+  stage.dispatch "a" {
+    stage.matvec weight(%m : memref<96x8xvector<4xi32>>) row_scale(%s : memref<96xf32>) input(%x : memref<128xf32>) out(%d : memref<96xf32>) {format = #stage.format<q8_2f>}
+  }
+  return
+}

@@ -190,6 +190,16 @@ LogicalResult MatVecOp::verify() {
   if (getUp() && failed(expectSize(*this, "up", getUp(), columns,
                                    "up matches the input")))
     return failure();
+  if (static_cast<bool>(getNorm()) != getNormEps().has_value())
+    return emitOpError("norm and norm_eps come together");
+  if (getNorm() && (gated || experts > 1))
+    return emitOpError("a norm reads the plain input of one matrix: not with an "
+                       "activation or experts");
+  if (getNorm() && failed(expectSize(*this, "norm", getNorm(), columns,
+                                     "one norm weight per column")))
+    return failure();
+  if (getNormZeroCentered() && !getNorm())
+    return emitOpError("norm_zero_centered needs a norm operand");
   int64_t splitK = getSplitK();
   if (splitK < 1 || splitK > groups)
     return emitOpError("split_k must be in [1, ")

@@ -2,9 +2,9 @@
 //
 // The seeds compute the gated FFN's activation inside a mat-vec's threads
 // rather than in a kernel of its own; stage.matvec can read silu(g) ⊙ u
-// itself (activation = silu_mul) and scale its rows by a vector (fold). This
-// pass makes those trades where the cost model says they pay (Passes.td has
-// the rules).
+// itself (activation = silu_mul), normalise its input (norm) and scale its
+// rows by a vector (fold). This pass makes those trades where the cost model
+// says they pay (Passes.td has the rules).
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Dialect/Stage/Transforms/Passes.h"
@@ -194,6 +194,92 @@ bool absorbScale(DispatchOp scale, const cost::CostModel &model) {
   return false;
 }
 
+/// Tries to fold the rmsnorm of `norm` into the mat-vecs that read its
+/// outputs: each then reads the residual and normalises it itself
+/// (`norm`), the output's column field becoming its `col_scale`; true on
+/// success.
+bool absorbNorm(DispatchOp normDispatch, const cost::CostModel &model) {
+  auto rms = dyn_cast_or_null<RMSNormOp>(soleStage(normDispatch));
+  if (!rms || normDispatch.getSkipFlag() || rms.getPartials())
+    return false;
+  auto func = normDispatch->getParentOfType<FunctionOpInterface>();
+  Value residual = rms.getResidual(), weight = rms.getWeight();
+  // Every reader of every output is a plain mat-vec of its own dispatch,
+  // after the norm in the same block, with nothing in between writing the
+  // residual, the weight or the field.
+  struct Reader {
+    MatVecOp matvec;
+    Value field;
+  };
+  SmallVector<Reader> readers;
+  for (auto [index, out] : llvm::enumerate(rms.getOuts())) {
+    if (!isScratch(out))
+      return false;
+    Value field = rms.getFolds().empty() ? Value() : rms.getFolds()[index];
+    bool ok = true;
+    func->walk([&](Operation *op) {
+      if (op == rms.getOperation() || !isa_and_nonnull<DispatchOp>(op->getParentOp()) ||
+          !llvm::is_contained(op->getOperands(), out))
+        return;
+      auto matvec = dyn_cast<MatVecOp>(op);
+      auto dispatch = matvec ? dyn_cast<DispatchOp>(matvec->getParentOp()) : DispatchOp();
+      if (!matvec || matvec.getInput() != out || matvec.getWeight() == out ||
+          matvec.getOut() == out || matvec.getFold() == out || matvec.getUp() ||
+          buffersMayAlias(matvec.getOut(), residual) ||
+          buffersMayAlias(matvec.getOut(), weight) ||
+          matvec.getNorm() || matvec.getColScale() || matvec.getNumExperts() > 1 ||
+          matvec.getActivation() != Activation::none ||
+          (field && matvec.getFormat() != MatrixFormat::q8_2f) || !dispatch ||
+          !soleStage(dispatch) || dispatch.getSkipFlag() ||
+          dispatch->getBlock() != normDispatch->getBlock() ||
+          !normDispatch->isBeforeInBlock(dispatch) ||
+          anyStageBetween(normDispatch, dispatch, [&](Operation *stage) {
+            return writes(stage, residual) || writes(stage, weight) || writes(stage, field);
+          })) {
+        ok = false;
+        return;
+      }
+      // The same buffer listed as two outputs: one rewrite, one field.
+      for (Reader &r : readers)
+        if (r.matvec == matvec) {
+          ok &= r.field == field;
+          return;
+        }
+      readers.push_back({matvec, field});
+    });
+    if (!ok)
+      return false;
+  }
+  if (readers.empty())
+    return false;
+
+  double before = aloneMicros(model, rms) + model.target().boundaryMicros;
+  double after = 0;
+  SmallVector<MatVecOp> normed;
+  for (Reader &r : readers) {
+    OpBuilder b(r.matvec);
+    auto n = cast<MatVecOp>(b.clone(*r.matvec.getOperation()));
+    n.getInputMutable().assign(residual);
+    n.getNormMutable().assign(weight);
+    n.setNormEpsAttr(rms.getEpsAttr());
+    n.setNormZeroCentered(rms.getZeroCentered());
+    if (r.field)
+      n.getColScaleMutable().assign(r.field);
+    before += aloneMicros(model, r.matvec);
+    after += aloneMicros(model, n);
+    normed.push_back(n);
+  }
+  if (after >= before) {
+    for (MatVecOp n : normed)
+      n->erase();
+    return false;
+  }
+  for (Reader &r : readers)
+    r.matvec->erase();
+  normDispatch->erase();
+  return true;
+}
+
 struct KilnAbsorbIntoMatVecPass
     : impl::KilnAbsorbIntoMatVecBase<KilnAbsorbIntoMatVecPass> {
   using Base::Base;
@@ -224,8 +310,12 @@ struct KilnAbsorbIntoMatVecPass
     for (DispatchOp d : dispatches)
       if (!absorbScale(d, *model))
         remaining.push_back(d);
+    SmallVector<DispatchOp> norms;
     for (DispatchOp d : remaining)
-      absorb(d, *model);
+      if (!absorb(d, *model))
+        norms.push_back(d);
+    for (DispatchOp d : norms)
+      absorbNorm(d, *model);
     for (FunctionOpInterface f : replanned)
       replanScratchSlots(f);
   }

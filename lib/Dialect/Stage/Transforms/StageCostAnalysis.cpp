@@ -88,6 +88,14 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
           uint64_t perColumn = 8 + (op.getColScale() ? 4 : 0);
           c.cacheBytes = uint64_t(op.getRows()) * uint64_t(op.getColumns()) * perColumn;
         }
+        // A norm: each workgroup reduces the input's mean square once more.
+        // Its extra reads (the input again, the norm weight) are small
+        // vectors every workgroup of an SM shares in L1, like the plain
+        // input, which is not priced either.
+        if (op.getNorm()) {
+          c.flops += uint64_t(work);
+          c.barriers += uint64_t(op.getRows() * op.getSplitK()) * kBarriersPerReduction;
+        }
         int64_t experts = op.getNumExperts();
         for (Value v : {op.getWeight(), op.getRowScale(), op.getColScale()})
           if (v && experts > 1)

@@ -217,6 +217,11 @@ def Stage_MatVecOp : Stage_Op<"matvec", [AttrSizedOperandSegments]> {
     (row, chunk) whose threads read the chunk's 16-byte groups side by side
     (coalesced), then a workgroup reduction.
 
+    `norm` reads `rmsnorm(input) ⊙ norm` instead of `input` (`1 + norm`
+    with `norm_zero_centered`; `norm_eps` inside the root): every workgroup
+    reduces the input's mean square itself, so the norm costs no dispatch of
+    its own (kiln-absorb-into-matvec). Not with an activation or experts.
+
     `col_scale` (q8_2f only) applies the column field inside the stage,
     `x[c] · col_scale[c]` (x after the activation), for an input its producer
     could not fold.
@@ -241,19 +246,23 @@ def Stage_MatVecOp : Stage_Op<"matvec", [AttrSizedOperandSegments]> {
   let arguments = (ins Stage_PackedMatrix:$weight, Optional<Stage_Words>:$expert,
                        Optional<Stage_Vector>:$row_scale,
                        Optional<Stage_Vector>:$col_scale,
-                       Stage_Vector:$input, Optional<Stage_Vector>:$up,
+                       Stage_Vector:$input, Optional<Stage_Vector>:$norm,
+                       Optional<Stage_Vector>:$up,
                        Stage_VectorOrPlanes:$out, Optional<Stage_Vector>:$fold,
                        Stage_MatrixFormatAttr:$format,
                        DefaultValuedAttr<Stage_ActivationAttr, "::kiln::stage::Activation::none">:$activation,
                        DefaultValuedAttr<I64Attr, "1">:$split_k,
                        UnitAttr:$accumulate,
-                       DefaultValuedAttr<I64Attr, "1">:$experts);
+                       DefaultValuedAttr<I64Attr, "1">:$experts,
+                       OptionalAttr<F32Attr>:$norm_eps,
+                       UnitAttr:$norm_zero_centered);
   let assemblyFormat = [{
     `weight` `(` $weight `:` type($weight) `)`
     (`expert` `(` $expert^ `:` type($expert) `)`)?
     (`row_scale` `(` $row_scale^ `:` type($row_scale) `)`)?
     (`col_scale` `(` $col_scale^ `:` type($col_scale) `)`)?
     `input` `(` $input `:` type($input) `)`
+    (`norm` `(` $norm^ `:` type($norm) `)`)?
     (`up` `(` $up^ `:` type($up) `)`)?
     `out` `(` $out `:` type($out) `)`
     (`fold` `(` $fold^ `:` type($fold) `)`)? attr-dict

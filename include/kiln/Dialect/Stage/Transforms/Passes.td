@@ -77,6 +77,16 @@ def KilnAbsorbIntoMatVec : Pass<"kiln-absorb-into-matvec", "::mlir::ModuleOp"> {
     product (Dory's s_u, s_v scales), when nothing between the two touches
     the product's memory or writes `s`.
 
+    Norms: a `stage.rmsnorm` (no partial planes) whose every output only
+    plain mat-vecs read (each its dispatch's only stage, as its input, no
+    activation, column scale or experts) costs a one-workgroup dispatch and
+    a boundary. Each mat-vec can instead read the residual and normalise it
+    itself (`norm`, `norm_eps`, `norm_zero_centered`; the output's q8_2f
+    column field becomes its `col_scale`). The pass rewrites when the
+    estimates of the normalising mat-vecs are below the norm plus a boundary
+    plus the plain mat-vecs, and when nothing in between writes the residual,
+    the weight or a field. Runs after the activations.
+
     Activations: a `stage.silu_mul` whose output only one `stage.matvec` reads (as its
     input, with no activation of its own) costs a dispatch boundary and a
     pass over memory. The mat-vec can instead read `silu(g) ⊙ u` itself
