@@ -125,6 +125,9 @@ protected:
                     spirv::SPIRVDialect>();
   }
 
+  void checkAttention(int64_t qh, int64_t kvh, int64_t hd, int64_t W, int64_t ns,
+                      int64_t pos, const std::vector<int64_t> &groupWindows);
+
   /// Lowers the module's single dispatch and runs it over `buffers` (in the
   /// order of first use by the stages).
   void run(const std::string &source, std::vector<Bytes> &buffers,
@@ -403,8 +406,11 @@ func.func @f(%cq: memref<84xf32>, %z: memref<60xf32>, %a: memref<3xf32>, %b: mem
   expectNear(valuesOf<float>(buffers[8]), out, 1e-4f, "gdn output");
 }
 
-TEST_F(KernelExecution, AttentionSinksGroupWindowsOddHeads) {
-  const int64_t qh = 3, kvh = 1, hd = 16, W = 8, ns = 2, pos = 10, window = 5;
+/// stage.attention on random rings against a direct evaluation: `groupWindows`
+/// (one per KV head) bound the ring keys, the e^-16 floor drops keys.
+void KernelExecution::checkAttention(int64_t qh, int64_t kvh, int64_t hd, int64_t W,
+                                     int64_t ns, int64_t pos,
+                                     const std::vector<int64_t> &groupWindows) {
   std::vector<float> qr = rng.uniform(qh * hd, -3, 3), qp = rng.uniform(qh * hd, -3, 3),
                      kr = rng.uniform(kvh * W * hd, -3, 3), vr = rng.uniform(kvh * W * hd),
                      sk = rng.uniform(kvh * ns * hd, -3, 3), sv = rng.uniform(kvh * ns * hd);
@@ -412,36 +418,42 @@ TEST_F(KernelExecution, AttentionSinksGroupWindowsOddHeads) {
   std::vector<Bytes> buffers = {bytesOf(qr), bytesOf(qp), bytesOf(kr), bytesOf(vr),
                                 bytesOf(sk), bytesOf(sv), bytesOf(params),
                                 bytesOf(std::vector<float>(qh * hd))};
-  run(R"(
-func.func @f(%qr: memref<48xf32>, %qp: memref<48xf32>, %kr: memref<1x8x16xf32>,
-             %vr: memref<1x8x16xf32>, %sk: memref<1x2x16xf32>, %sv: memref<1x2x16xf32>,
-             %p: memref<4xi32>, %o: memref<48xf32>) {
-  stage.dispatch "attend" {
-    stage.attention q_rot(%qr : memref<48xf32>) q_plain(%qp : memref<48xf32>)
-        k_ring(%kr : memref<1x8x16xf32>) v_ring(%vr : memref<1x8x16xf32>)
-        sinks(%sk, %sv : memref<1x2x16xf32>, memref<1x2x16xf32>)
-        params(%p : memref<4xi32>) out(%o : memref<48xf32>) {group_windows = array<i64: 5>}
-  }
-  return
-})", buffers);
+  auto n = [](int64_t v) { return std::to_string(v); };
+  std::string q = "memref<" + n(qh * hd) + "xf32>";
+  std::string ring = "memref<" + n(kvh) + "x" + n(W) + "x" + n(hd) + "xf32>";
+  std::string sink = "memref<" + n(kvh) + "x" + n(ns) + "x" + n(hd) + "xf32>";
+  std::string windows;
+  for (int64_t w : groupWindows)
+    windows += (windows.empty() ? "" : ", ") + n(w);
+  run("func.func @f(%qr: " + q + ", %qp: " + q + ", %kr: " + ring + ", %vr: " + ring +
+          ", %sk: " + sink + ", %sv: " + sink + ", %p: memref<4xi32>, %o: " + q + ") {\n"
+          "  stage.dispatch \"attend\" {\n"
+          "    stage.attention q_rot(%qr : " + q + ") q_plain(%qp : " + q + ")\n"
+          "        k_ring(%kr : " + ring + ") v_ring(%vr : " + ring + ")\n"
+          "        sinks(%sk, %sv : " + sink + ", " + sink + ")\n"
+          "        params(%p : memref<4xi32>) out(%o : " + q + ") {group_windows = array<i64: " +
+          windows + ">}\n"
+          "  }\n  return\n}",
+      buffers);
   std::vector<float> out(qh * hd);
   for (int64_t h = 0; h < qh; ++h) {
+    int64_t g = h / (qh / kvh);
     std::vector<float> scores;
     std::vector<const float *> values;
     for (int64_t u = 0; u < ns; ++u) {
       float s = 0;
       for (int64_t d = 0; d < hd; ++d)
-        s += qp[h * hd + d] * sk[u * hd + d];
+        s += qp[h * hd + d] * sk[(g * ns + u) * hd + d];
       scores.push_back(s / std::sqrt(float(hd)));
-      values.push_back(&sv[u * hd]);
+      values.push_back(&sv[(g * ns + u) * hd]);
     }
-    for (int64_t back = 0; back < std::min<int64_t>(pos + 1, window); ++back) {
+    for (int64_t back = 0; back < std::min<int64_t>(pos + 1, groupWindows[g]); ++back) {
       int64_t slot = ((pos - back) % W + W) % W;
       float s = 0;
       for (int64_t d = 0; d < hd; ++d)
-        s += qr[h * hd + d] * kr[slot * hd + d];
+        s += qr[h * hd + d] * kr[(g * W + slot) * hd + d];
       scores.push_back(s / std::sqrt(float(hd)));
-      values.push_back(&vr[slot * hd]);
+      values.push_back(&vr[(g * W + slot) * hd]);
     }
     float mx = *std::max_element(scores.begin(), scores.end());
     double l = 0;
@@ -458,6 +470,16 @@ func.func @f(%qr: memref<48xf32>, %qp: memref<48xf32>, %kr: memref<1x8x16xf32>,
     }
   }
   expectNear(valuesOf<float>(buffers[7]), out, 1e-4f, "attention output");
+}
+
+TEST_F(KernelExecution, AttentionSinksGroupWindowsOddHeads) {
+  checkAttention(/*qh=*/3, /*kvh=*/1, /*hd=*/16, /*W=*/8, /*ns=*/2, /*pos=*/10, {5});
+}
+
+// A long ring: each value lane walks ~40 keys (two trips of kValueKeysInFlight
+// and a remainder), the sinks fall to the first slices, two KV groups.
+TEST_F(KernelExecution, AttentionLongRingManyKeysALane) {
+  checkAttention(/*qh=*/4, /*kvh=*/2, /*hd=*/32, /*W=*/320, /*ns=*/3, /*pos=*/1000, {320, 203});
 }
 
 TEST_F(KernelExecution, RopeKvWritePartialRotary) {

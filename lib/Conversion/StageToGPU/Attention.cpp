@@ -2,22 +2,28 @@
 //
 // Key u < ns is sink u (scored against the un-rotated query); key ns + d is
 // the ring row d steps back from the current slot. Scores live in workgroup
-// memory (the verifier bounds their count): a thread per key, its dot product
-// in four independent sums (the loads of a key in flight together); a max
+// memory (the verifier bounds their count), written by scoreKeys (a group of
+// lanes a key, rows read whole, several keys' loads in flight); a max
 // reduction, then weights with the e^-16 floor and a sum reduction. Then
 // S = W / hd key slices of hd value lanes: lane d of slice s sums weight ·
-// value over keys s, s + S, ...; the slices' partial sums meet in workgroup
-// memory. The workgroup is attention-workgroup-size wide: a head's keys and
-// value dims spread over all of it (with 64 threads one lane walked every key).
+// value over keys s, s + S, ... (16 keys' loads in flight); the slices'
+// partial sums meet in workgroup memory. The workgroup is
+// attention-workgroup-size wide: a head's keys and value dims spread over
+// all of it.
 //
 //===----------------------------------------------------------------------===//
-#include "KernelBuilder.h"
+#include "KeyScores.h"
 
 #include <cmath>
 
 using namespace mlir;
 
 namespace kiln {
+
+/// Keys a value lane loads in one loop trip: a full window is ~128 keys a
+/// lane (1,024 keys over 8 slices), each an f32 load the lane otherwise waits
+/// for before the next (the H200 profile: 76 us a layer at a full window).
+static constexpr int64_t kValueKeysInFlight = 16;
 
 KernelShape shapeOf(stage::AttentionOp op, const StageToGPUOptions &o) {
   int64_t hd = memrefSize(op.getKRing(), 2);
@@ -59,35 +65,31 @@ void buildKernel(stage::AttentionOp op, KernelBuilder &kb) {
     return kb.rem(kb.sub(kb.add(current, kb.index(window)), back),
                   kb.index(window));
   };
-  auto dot = [&](Value query, const std::function<Value(Value)> &key) {
-    return kb.dot(hd, [&](Value d) { return kb.load(query, {kb.add(qBase, d)}); }, key);
+  // Shared by the scores' partial dots and the value slices' partial sums.
+  const int64_t width = kb.getWorkgroupSize();
+  Value partials = kb.workgroupBuffer(width);
+  KeyScoring scoring;
+  scoring.headDim = hd;
+  scoring.count = total;
+  scoring.scale = kb.f32(scale);
+  scoring.query = [&](Value d) { return kb.load(qRot, {kb.add(qBase, d)}); };
+  if (sinks > 0) {
+    scoring.sinkQuery = [&](Value d) { return kb.load(qPlain, {kb.add(qBase, d)}); };
+    scoring.sinkCount = kb.index(sinks);
+  }
+  // A sink key and a ring key both loaded (the sink at a clamped index, in
+  // cache), so a lane's loads stay straight-line code.
+  scoring.key = [&](Value u, Value d) {
+    Value ring = kb.load(kRing, {kvHead, ringSlot(u), d});
+    if (sinks == 0)
+      return ring;
+    Value isSink = kb.ult(u, kb.index(sinks));
+    Value sinkRow = kb.select(isSink, u, kb.index(0));
+    return kb.select(isSink, kb.load(sinkK, {kvHead, sinkRow, d}), ring);
   };
-
-  Value localMax = kb.strided(total, kb.f32(-3.4e38f), [&](Value u, Value m) {
-    Value score;
-    if (sinks > 0) {
-      auto ifOp = scf::IfOp::create(kb.b, kb.loc, TypeRange{kb.b.getF32Type()},
-                                         kb.ult(u, kb.index(sinks)), true);
-      {
-        OpBuilder::InsertionGuard g(kb.b);
-        kb.b.setInsertionPointToStart(ifOp.thenBlock());
-        Value s = dot(qPlain, [&](Value d) { return kb.load(sinkK, {kvHead, u, d}); });
-        scf::YieldOp::create(kb.b, kb.loc, s);
-        kb.b.setInsertionPointToStart(ifOp.elseBlock());
-        Value slot = ringSlot(u);
-        Value r = dot(qRot, [&](Value d) { return kb.load(kRing, {kvHead, slot, d}); });
-        scf::YieldOp::create(kb.b, kb.loc, r);
-      }
-      score = ifOp.getResult(0);
-    } else {
-      Value slot = ringSlot(u);
-      score = dot(qRot, [&](Value d) { return kb.load(kRing, {kvHead, slot, d}); });
-    }
-    score = kb.fmul(score, kb.f32(scale));
-    kb.store(score, scores, {u});
-    return kb.fmax(m, score);
-  });
-  Value maxScore = kb.reduce(localMax, ReduceKind::Max);
+  scoring.scores = scores;
+  scoring.partials = partials;
+  Value maxScore = scoreKeys(kb, scoring, kb.f32(-3.4e38f));
   Value localSum = kb.strided(total, kb.f32(0.0f), [&](Value u, Value s) {
     Value shifted = kb.fsub(kb.load(scores, {u}), maxScore);
     // A key more than 16 below the maximum leaves sum and normaliser.
@@ -100,26 +102,24 @@ void buildKernel(stage::AttentionOp op, KernelBuilder &kb) {
   Value sum = kb.reduce(localSum, ReduceKind::Add);
   Value inv = kb.fdiv(kb.f32(1.0f), kb.fmax(sum, kb.f32(1e-20f)));
   // Value phase: S slices of hd lanes when the workgroup is wider than hd.
-  const int64_t width = kb.getWorkgroupSize();
   const int64_t slices = std::max<int64_t>(1, width / hd);
-  Value partials = slices > 1 ? kb.workgroupBuffer(slices * hd) : Value();
-  auto weightedValues = [&](Value d, Value firstKey, Value keyStep) {
-    auto valueAt = [&](Value u) -> Value {
-      if (sinks == 0)
-        return kb.load(vRing, {kvHead, ringSlot(u), d});
-      auto ifOp = scf::IfOp::create(kb.b, kb.loc, TypeRange{kb.b.getF32Type()},
-                                         kb.ult(u, kb.index(sinks)), true);
-      OpBuilder::InsertionGuard g(kb.b);
-      kb.b.setInsertionPointToStart(ifOp.thenBlock());
-      scf::YieldOp::create(kb.b, kb.loc, kb.load(sinkV, {kvHead, u, d}));
-      kb.b.setInsertionPointToStart(ifOp.elseBlock());
-      scf::YieldOp::create(kb.b, kb.loc, kb.load(vRing, {kvHead, ringSlot(u), d}));
-      return ifOp.getResult(0);
-    };
-    return kb.forLoop(firstKey, total, keyStep, {kb.f32(0.0f)},
-                      [&](Value u, ValueRange s) -> SmallVector<Value> {
-      return {kb.fadd(s[0], kb.fmul(kb.load(scores, {u}), valueAt(u)))};
-    })[0];
+  // Lane d of the slice whose keys are first, first + step, ...: its sinks,
+  // then its ring keys kValueKeysInFlight a trip (the same order as one walk).
+  auto weightedValues = [&](Value d, Value first, Value step) {
+    Value acc = kb.f32(0.0f);
+    Value ringFirst = first;
+    if (sinks > 0) {
+      acc = kb.sumSteps(first, kb.index(sinks), step, acc, 1, [&](Value u) {
+        return kb.fmul(kb.load(scores, {u}), kb.load(sinkV, {kvHead, u, d}));
+      });
+      // The slice's first ring key: the first of its keys at or past the sinks.
+      Value behind = kb.sub(kb.index(sinks), first);
+      Value skip = kb.mul(kb.div(kb.add(behind, kb.sub(step, kb.index(1))), step), step);
+      ringFirst = kb.select(kb.ult(first, kb.index(sinks)), kb.add(first, skip), first);
+    }
+    return kb.sumSteps(ringFirst, total, step, acc, kValueKeysInFlight, [&](Value u) {
+      return kb.fmul(kb.load(scores, {u}), kb.load(vRing, {kvHead, ringSlot(u), d}));
+    });
   };
   auto storeOut = [&](Value d, Value acc) {
     Value y = kb.fmul(acc, inv);

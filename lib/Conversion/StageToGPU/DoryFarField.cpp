@@ -1,8 +1,8 @@
 //===- DoryFarField.cpp - Dory's window attention and far-field push ------===//
 //
 // window_attention: a workgroup per query head. Near scores (the sinks'
-// first, then the window's) go to workgroup memory (strided over keys, so
-// the window may exceed the workgroup size);
+// first, then the window's) go to workgroup memory (scoreKeys: a group of
+// lanes a key, so the window may exceed the workgroup size);
 // the far part needs only m ≤ 32 landmark scores and gains, kept in
 // workgroup memory too, and the short serial sums over landmarks are run by
 // every lane in the reference's order, so each lane holds the same c, F and
@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DoryFarField.h"
+#include "KeyScores.h"
 
 using namespace mlir;
 
@@ -68,6 +69,10 @@ Value serial(KernelBuilder &kb, Value count, Value init,
 
 constexpr float kMostNegative = -3.4e38f;
 
+/// Near keys a value lane loads in one loop trip (each an f32 load it would
+/// otherwise wait for before the next; a full window is ~128 keys a lane).
+constexpr int64_t kValueKeysInFlight = 16;
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -112,26 +117,27 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
   auto nearAt = [&](Value u) { return ns > 0 ? kb.add(u, kb.index(ns)) : u; };
   Value keyCount = ns > 0 ? kb.add(nearCount, kb.index(ns)) : nearCount;
 
-  Value maxInit = kb.f32(kMostNegative);
-  if (ns > 0)
-    maxInit = stridedCarried(kb, kb.index(ns), maxInit, [&](Value u, Value m) {
-      Value s = kb.fmul(
-          dotOver(kb, hd, [&](Value d) { return kb.load(q, {kb.add(qBase, d)}); },
-                  [&](Value d) { return kb.load(sinkK, {kvHead, u, d}); }),
-          scale);
-      kb.store(s, scores, {u});
-      return kb.fmax(m, s);
-    });
-  Value localMax = stridedCarried(kb, nearCount, maxInit, [&](Value u, Value m) {
-    Value slot = slotOf(u);
-    Value s = kb.fmul(
-        dotOver(kb, hd, [&](Value d) { return kb.load(q, {kb.add(qBase, d)}); },
-                [&](Value d) { return kb.load(kRing, {kvHead, slot, d}); }),
-        scale);
-    kb.store(s, scores, {nearAt(u)});
-    return kb.fmax(m, s);
-  });
-  Value exponent = kb.reduce(localMax, ReduceKind::Max);
+  // Sinks and window keys in one walk: key u < ns is sink u, else window
+  // key u − ns (a sink is loaded at a clamped row beside, so loads stay
+  // straight-line code). `partials` also takes the value slices' sums.
+  Value partials = kb.workgroupBuffer(kb.getWorkgroupSize());
+  KeyScoring scoring;
+  scoring.headDim = hd;
+  scoring.count = keyCount;
+  scoring.scale = scale;
+  scoring.query = [&](Value d) { return kb.load(q, {kb.add(qBase, d)}); };
+  scoring.key = [&](Value u, Value d) {
+    if (ns == 0)
+      return kb.load(kRing, {kvHead, slotOf(u), d});
+    Value isSink = kb.ult(u, kb.index(ns));
+    Value near = kb.select(isSink, kb.index(0), kb.sub(u, kb.index(ns)));
+    Value ring = kb.load(kRing, {kvHead, slotOf(near), d});
+    Value sinkRow = kb.select(isSink, u, kb.index(0));
+    return kb.select(isSink, kb.load(sinkK, {kvHead, sinkRow, d}), ring);
+  };
+  scoring.scores = scores;
+  scoring.partials = partials;
+  Value exponent = scoreKeys(kb, scoring, kb.f32(kMostNegative));
 
   // The far part (reference attendNearFar, seed dory_ofar).
   Value farCount = kb.index(0), farMass = kb.f32(0.0f), useFar, gains, farSums;
@@ -205,11 +211,9 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
         return kb.fadd(a, kb.fmul(kb.load(scores, {u}),
                                   kb.load(sinkV, {kvHead, u, d})));
       });
-    acc = kb.forLoop(first, nearCount, step, {acc},
-                     [&](Value u, ValueRange a) -> SmallVector<Value> {
-      return {kb.fadd(a[0], kb.fmul(kb.load(scores, {nearAt(u)}),
-                                    kb.load(vRing, {kvHead, slotOf(u), d})))};
-    })[0];
+    acc = kb.sumSteps(first, nearCount, step, acc, kValueKeysInFlight, [&](Value u) {
+      return kb.fmul(kb.load(scores, {nearAt(u)}), kb.load(vRing, {kvHead, slotOf(u), d}));
+    });
     if (withRest && op.getLandmarks()) {
       Value thetaAt = kb.add(d, kb.index(2));
       acc = serial(kb, farCount, acc, [&](Value b, Value a) {
@@ -236,7 +240,6 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
     return;
   }
   // Thread t is lane t mod hd of slice t / hd; threads past slices · hd idle.
-  Value partials = kb.workgroupBuffer(slices * hd);
   Value thread = kb.threadId();
   Value lane = kb.rem(thread, kb.index(hd));
   Value slice = kb.div(thread, kb.index(hd));

@@ -174,14 +174,19 @@ Value KernelBuilder::sum(ArrayRef<Value> values) {
 Value KernelBuilder::dot(int64_t length, const std::function<Value(Value)> &a,
                          const std::function<Value(Value)> &c) {
   const int64_t lanes = length % 4 == 0 ? 4 : 1;
+  // Products a trip computes: 16 (four per partial sum) when the length
+  // allows, so a trip's loads are in flight together (a key of an attention
+  // head: 8 trips of 16 loads, not 32 trips of 4). Partial sum j still
+  // takes elements j, j + 4, ... in index order.
+  const int64_t perTrip = lanes == 4 && length % 16 == 0 ? 16 : lanes;
   SmallVector<Value> init(lanes, f32(0.0f));
   SmallVector<Value> sums =
-      forLoop(index(0), index(length), index(lanes), init,
+      forLoop(index(0), index(length), index(perTrip), init,
               [&](Value d, ValueRange s) -> SmallVector<Value> {
-                SmallVector<Value> next;
-                for (int64_t j = 0; j < lanes; ++j) {
+                SmallVector<Value> next(s.begin(), s.end());
+                for (int64_t j = 0; j < perTrip; ++j) {
                   Value at = add(d, index(j));
-                  next.push_back(fadd(s[j], fmul(a(at), c(at))));
+                  next[j % lanes] = fadd(next[j % lanes], fmul(a(at), c(at)));
                 }
                 return next;
               });
@@ -189,6 +194,29 @@ Value KernelBuilder::dot(int64_t length, const std::function<Value(Value)> &a,
   for (int64_t j = 1; j < lanes; ++j)
     total = fadd(total, sums[j]);
   return total;
+}
+
+Value KernelBuilder::sumSteps(Value first, Value end, Value step, Value init,
+                              int64_t unroll,
+                              const std::function<Value(Value)> &term) {
+  Value span = select(ult(first, end), sub(end, first), index(0));
+  Value count = div(add(span, sub(step, index(1))), step);
+  Value blocks = div(count, index(unroll));
+  auto at = [&](Value i) { return add(first, mul(i, step)); };
+  Value acc = forLoop(index(0), blocks, index(1), {init},
+                      [&](Value k, ValueRange s) -> SmallVector<Value> {
+    Value base = mul(k, index(unroll));
+    Value next = s[0];
+    for (int64_t j = 0; j < unroll; ++j)
+      next = fadd(next, term(at(add(base, index(j)))));
+    return {next};
+  })[0];
+  if (unroll == 1)
+    return acc;
+  return forLoop(mul(blocks, index(unroll)), count, index(1), {acc},
+                 [&](Value i, ValueRange s) -> SmallVector<Value> {
+                   return {fadd(s[0], term(at(i)))};
+                 })[0];
 }
 
 void KernelBuilder::ifThen(Value cond, const std::function<void()> &then) {

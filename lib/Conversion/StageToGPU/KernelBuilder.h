@@ -159,9 +159,16 @@ public:
 
   /// Σ_d a(d)·c(d) over d < length, in four interleaved partial sums when
   /// length % 4 == 0 (a dot's loads in flight together instead of each
-  /// waiting for the add before it), else in index order.
+  /// waiting for the add before it; 16 a loop trip when length % 16 == 0),
+  /// else in index order.
   mlir::Value dot(int64_t length, const std::function<mlir::Value(mlir::Value)> &a,
                   const std::function<mlir::Value(mlir::Value)> &c);
+  /// init + Σ term(u) over u = first, first + step, ... < end, added in that
+  /// order, `unroll` terms a trip: a trip's loads are in flight together
+  /// where a plain loop waits for each (an attention lane's walk over keys).
+  mlir::Value sumSteps(mlir::Value first, mlir::Value end, mlir::Value step,
+                       mlir::Value init, int64_t unroll,
+                       const std::function<mlir::Value(mlir::Value)> &term);
   /// Workgroup-wide reduction of one f32 per thread; every thread gets the
   /// result. Must be reached by all threads of the workgroup.
   mlir::Value reduce(mlir::Value partial, ReduceKind kind);
