@@ -231,20 +231,26 @@ void buildKernel(stage::MatVecOp op, KernelBuilder &kb);
 /// that stored the row's values (the `row_epilogue` fused form).
 void buildRowEpilogueKernel(llvm::ArrayRef<stage::MatVecOp> ops, KernelBuilder &kb,
                             const std::function<void(mlir::Value row)> &epilogue);
+/// 16-byte loads a mat-vec thread keeps in flight (rows x unrolled groups).
+constexpr int64_t kMatVecLoadsInFlight = 8;
+
 /// This thread's partial Σ_c W[row][c] · x(c) of each of `rows` (packed
 /// rows of `weight`) over groups start, start + step, ... below `end`; add
-/// them across the workgroup with reduceMany.
+/// them across the workgroup with reduceMany. A loop trip loads every row's
+/// next max(1, loadsInFlight / rows) groups before its arithmetic.
 llvm::SmallVector<mlir::Value>
 stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format, int64_t columns,
                mlir::Value weight, llvm::ArrayRef<mlir::Value> rows, mlir::Value start,
                mlir::Value end, int64_t step,
-               const std::function<mlir::Value(mlir::Value)> &input);
+               const std::function<mlir::Value(mlir::Value)> &input,
+               int64_t loadsInFlight = kMatVecLoadsInFlight);
 /// The same over rows of several matrices of one shape: (weight, row) pairs.
 llvm::SmallVector<mlir::Value>
 stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format, int64_t columns,
                llvm::ArrayRef<std::pair<mlir::Value, mlir::Value>> rows, mlir::Value start,
                mlir::Value end, int64_t step,
-               const std::function<mlir::Value(mlir::Value)> &input);
+               const std::function<mlir::Value(mlir::Value)> &input,
+               int64_t loadsInFlight = kMatVecLoadsInFlight);
 KernelShape shapeOfElementwise(mlir::Operation *op, const StageToGPUOptions &o);
 void buildElementwiseKernel(mlir::Operation *op, KernelBuilder &kb);
 KernelShape shapeOf(stage::ConvRingOp op, const StageToGPUOptions &o);

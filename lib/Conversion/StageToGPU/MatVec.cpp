@@ -25,8 +25,6 @@ using namespace mlir;
 
 namespace kiln {
 
-/// 16-byte loads a thread keeps in flight (rows x unrolled groups).
-static constexpr int64_t kLoadsInFlight = 8;
 
 std::pair<int64_t, int64_t> matvecShapeFor(stage::MatrixFormat format,
                                            const StageToGPUOptions &o) {
@@ -47,20 +45,23 @@ int64_t rowsPerItem(stage::MatrixFormat format, int64_t rows, const StageToGPUOp
 SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
                                   int64_t columns, Value weight, ArrayRef<Value> rows,
                                   Value start, Value end, int64_t step,
-                                  const std::function<Value(Value)> &input) {
+                                  const std::function<Value(Value)> &input,
+                                  int64_t loadsInFlight) {
   SmallVector<std::pair<Value, Value>> weightRows;
   for (Value row : rows)
     weightRows.push_back({weight, row});
-  return stridedRowDots(kb, format, columns, weightRows, start, end, step, input);
+  return stridedRowDots(kb, format, columns, weightRows, start, end, step, input,
+                        loadsInFlight);
 }
 
 SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
                                   int64_t columns, ArrayRef<std::pair<Value, Value>> rows,
                                   Value start, Value end, int64_t step,
-                                  const std::function<Value(Value)> &input) {
+                                  const std::function<Value(Value)> &input,
+                                  int64_t loadsInFlight) {
   OpBuilder &b = kb.b;
   int64_t count = rows.size();
-  int64_t unroll = std::max<int64_t>(1, kLoadsInFlight / count);
+  int64_t unroll = std::max<int64_t>(1, loadsInFlight / count);
   auto vecF32 = VectorType::get({4}, b.getF32Type());
   Value zero = arith::ConstantOp::create(b,
       kb.loc, DenseElementsAttr::get(vecF32, b.getF32FloatAttr(0.0f)));

@@ -70,3 +70,31 @@ func.func @bindings(%h: memref<64xf32>, %w: memref<64xf32>, %x: memref<64xf32>,
   }
   return
 }
+
+// -----
+
+// A one-workgroup reduction (the router) does not run beside mat-vecs: the
+// concurrent kernel would take the reduction's width for the mat-vec's row
+// items. The projections still share a kernel.
+// CHECK-LABEL: func.func @router_beside_matvecs
+// CHECK: stage.dispatch "gate__up" attributes {fusion = "concurrent"
+// CHECK-NEXT: stage.matvec
+// CHECK-NEXT: stage.matvec
+// CHECK-NEXT: {{^ *}$}}
+// CHECK-NEXT: stage.dispatch "route" attributes {stage.estimated_us
+// CHECK-NEXT: stage.router
+func.func @router_beside_matvecs(%x: memref<512xf32>,
+    %m1: memref<2048x64xvector<4xi32>>, %y: memref<2048xf32>,
+    %m2: memref<2048x64xvector<4xi32>>, %u: memref<2048xf32>,
+    %mu: memref<4x512xf32>, %b: memref<4xf32>, %sel: memref<1xi32>) {
+  stage.dispatch "gate" {
+    stage.matvec weight(%m1 : memref<2048x64xvector<4xi32>>) input(%x : memref<512xf32>) out(%y : memref<2048xf32>) {format = #stage.format<f16>}
+  }
+  stage.dispatch "up" {
+    stage.matvec weight(%m2 : memref<2048x64xvector<4xi32>>) input(%x : memref<512xf32>) out(%u : memref<2048xf32>) {format = #stage.format<f16>}
+  }
+  stage.dispatch "route" {
+    stage.router input(%x : memref<512xf32>) centres(%mu : memref<4x512xf32>) bias(%b : memref<4xf32>) selected(%sel : memref<1xi32>)
+  }
+  return
+}

@@ -186,12 +186,19 @@ std::optional<FusionForm> formOf(DispatchOp d) {
 
 /// Concurrent stages share one workgroup size: a stage with a workgroup per
 /// head (head-workgroup-size) does not mix with a reduction over a whole
-/// workgroup (reduce-workgroup-size) or a mat-vec (sized by its rows).
+/// workgroup (reduce-workgroup-size) or a mat-vec (sized by its rows); nor
+/// does a one-workgroup reduction with a mat-vec, which would run at the
+/// reduction's width (embryo-1b's gate∥up beside the router, 512 threads a
+/// row item: 80 us on the H200, where gate∥up alone takes 22.5).
 bool concurrentSizesAgree(ArrayRef<Operation *> stages) {
-  bool wide = false;
+  bool wide = false, single = false, rows = false;
   std::optional<OperationName> perHead;
   for (Operation *op : stages) {
     GridKind kind = gridKindOf(op);
+    single |= kind == GridKind::SingleWorkgroup;
+    rows |= kind == GridKind::RowItems;
+    if (single && rows)
+      return false;
     wide |= kind == GridKind::SingleWorkgroup || kind == GridKind::RowItems;
     if (kind != GridKind::PerWorkgroup)
       continue;
