@@ -14,16 +14,21 @@
 
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 namespace kiln {
 
-/// head_rows: rows a workgroup computes at a time, and the 16-byte loads a
-/// thread keeps in flight for them. A cluster's rows are one workgroup's
-/// chain of items (load, reduce, next): with a mat-vec's 4 rows and 8 loads,
-/// embryo-1b's 128-row clusters took 32 items and 108 us on the H200 for
-/// 134 MB; 8 rows with 32 loads take 16 items of 4 times the bytes.
-static constexpr int64_t kHeadRowsPerItem = 8;
+/// head_rows: the widest workgroup, the rows it computes at a time, and the
+/// 16-byte loads a thread keeps in flight for them. A cluster's rows are one
+/// workgroup's chain of items (load, reduce, next): with 64 threads and a
+/// mat-vec's 4 rows and 8 loads, embryo-1b's 128-row clusters took 32 items
+/// and 108 us on the H200 for 134 MB. Measured the same session (f16 /
+/// q8_2f us): 64 threads x 8 rows 107 / 117, 256 x 8 101 / 124, 256 x 16
+/// 107 / 117, 128 x 16 74 / 74 (docs/performance.md).
+static constexpr int64_t kHeadRowsMaxWorkgroup = 128;
+static constexpr int64_t kHeadRowsPerItem = 16;
 static constexpr int64_t kHeadRowLoadsInFlight = 32;
 
 /// Cluster rows are f32: an item holds as many as an f16 mat-vec's.
@@ -93,7 +98,11 @@ static void logSoftmaxInPlace(KernelBuilder &kb, Value out, Value base,
 }
 
 KernelShape shapeOf(stage::HeadRowsOp op, const StageToGPUOptions &o) {
-  return {o.headWorkgroupSize, memrefSize(op.getClusterLogits(), 0)};
+  // A thread per 16-byte group of a row, within [32, 128] and the
+  // reduction width.
+  int64_t groups = memrefSize(op.getRows(), 1);
+  int64_t size = std::clamp<int64_t>(llvm::PowerOf2Ceil(groups), 32, kHeadRowsMaxWorkgroup);
+  return {std::min(size, o.reduceWorkgroupSize), memrefSize(op.getClusterLogits(), 0)};
 }
 
 void buildKernel(stage::HeadRowsOp op, KernelBuilder &kb) {
