@@ -1,6 +1,7 @@
 //===- TargetDesc.cpp - Target descriptor JSON ----------------------------===//
 
 #include "kiln/Cost/TargetDesc.h"
+#include "kiln/IO/TextFile.h"
 
 #include <nlohmann/json.hpp>
 
@@ -101,12 +102,15 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
 }
 
 io::Expected<TargetDesc> loadTargetDesc(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+  std::ifstream probe(path, std::ios::binary);
+  if (!probe)
     return io::Error("target: cannot open '" + path + "'");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto d = parseTargetDesc(ss.str());
+  probe.close();
+  // A descriptor is a few hundred bytes of JSON.
+  io::Expected<std::string> text = io::readTextFile(path, 1u << 20, "target descriptor");
+  if (!text)
+    return text.error().withPrefix("target: ");
+  auto d = parseTargetDesc(*text);
   if (!d)
     return d.error().withPrefix(path + ": ");
   return d;

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/IO/ModelConfig.h"
+#include "kiln/IO/TextFile.h"
 #include "kiln/IO/WeightSpec.h"
 
 #include <nlohmann/json.hpp>
@@ -598,14 +599,11 @@ Expected<ModelConfig> parseModelConfig(const std::string &jsonText) {
 }
 
 Expected<ModelConfig> loadModelConfig(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return Error(path + ": cannot open config file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad())
-    return Error(path + ": cannot read config file");
-  Expected<ModelConfig> config = parseModelConfig(text.str());
+  // A config is a few KB (1,024 layer types at most): 4 MiB is generous.
+  Expected<std::string> text = readTextFile(path, 4u << 20, "config file");
+  if (!text)
+    return text.error();
+  Expected<ModelConfig> config = parseModelConfig(*text);
   if (!config)
     return config.error().withPrefix(path + ": ");
   return config;
