@@ -1,7 +1,7 @@
 //===- DoryFarField.h - Kernels of Dory's far field and early exit -*- C++ -*-===//
 //
-// The launch shapes and bodies of window_attention, far_field_push,
-// landmark_capture, landmark_seal and exit_test, and the guard a dispatch
+// The launch shapes and bodies of window_attention (WindowAttention.cpp),
+// far_field_push, landmark_capture, landmark_seal and exit_test, and the guard a dispatch
 // with `skip_if` wraps its body in. Kept apart from KernelBuilder.h so the
 // Dory far field stays one concept in its own files.
 //
@@ -23,6 +23,16 @@ KernelShape shapeOf(stage::LandmarkSealOp op, const StageToGPUOptions &o);
 void buildKernel(stage::LandmarkSealOp op, KernelBuilder &kb);
 KernelShape shapeOf(stage::ExitTestOp op, const StageToGPUOptions &o);
 void buildKernel(stage::ExitTestOp op, KernelBuilder &kb);
+
+/// Small helpers of the far-field kernels (window_attention reads the far
+/// state far_field_push writes).
+namespace farfield {
+/// meta[word] (i32) as an index.
+mlir::Value metaIndex(KernelBuilder &kb, mlir::Value meta, mlir::Value word);
+mlir::Value ne(KernelBuilder &kb, mlir::Value a, mlir::Value c);
+mlir::Value andI(KernelBuilder &kb, mlir::Value a, mlir::Value c);
+mlir::Value fge(KernelBuilder &kb, mlir::Value a, mlir::Value c);
+} // namespace farfield
 
 /// A loop over [lb, ub) carrying one f32 (or any one value). Upstream
 /// SCF-to-SPIR-V keeps loop results in a variable stored only by the loop
