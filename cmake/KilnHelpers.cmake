@@ -11,13 +11,6 @@ macro(kiln_compiler_scope)
   add_definitions(${_kiln_llvm_defs})
 endmacro()
 
-# add_subdirectory for parts that may not exist yet in a partial checkout.
-macro(kiln_add_subdirectory_if_present dir)
-  if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${dir}/CMakeLists.txt)
-    add_subdirectory(${dir})
-  endif()
-endmacro()
-
 # A GoogleTest executable registered with ctest.
 function(kiln_add_unittest name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})

@@ -54,14 +54,11 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
                              llvm::cl::init("h200")};
 };
 
-/// Registers the passes of this build by name (idempotent). Libraries of the
-/// front half are linked only when CMake found them (KILN_HAVE_KILN_TO_STAGE).
+/// Registers the conversion passes by name (idempotent).
 void registerKilnPasses() {
   static bool done = [] {
     registerConvertStageToGPU();
-#ifdef KILN_HAVE_KILN_TO_STAGE
     registerConvertKilnToStage();
-#endif
     return true;
   }();
   (void)done;

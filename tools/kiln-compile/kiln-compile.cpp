@@ -16,9 +16,7 @@
 #include "kiln/Dialect/Stage/IR/StageOps.h"
 #include "kiln/IO/ModelConfig.h"
 #include "kiln/IO/WeightSpec.h"
-#ifdef KILN_HAVE_IMPORTER
 #include "kiln/Import/ConfigImporter.h"
-#endif
 #include "kiln/Pipeline/Pipeline.h"
 #include "kiln/Dialect/Stage/Transforms/TargetSelection.h"
 #include "kiln/Dialect/Stage/Transforms/FusionReport.h"
@@ -276,15 +274,10 @@ int main(int argc, char **argv) {
     auto format = ::kiln::io::parseWeightFormat(weightFormat);
     if (!format)
       return fail("--weight-format: " + format.error().message());
-#ifdef KILN_HAVE_IMPORTER
     progress.begin("importing " + configPath);
     std::string error;
     module = ::kiln::importModelConfig(context, *config, *format, &error);
     progress.end();
-#else
-    std::string error = "the config importer (lib/Import) is not part of this build; "
-                        "use --from-stages";
-#endif
     if (!module)
       return fail("import: " + error);
     if (emit == "mlir")

@@ -1,9 +1,7 @@
 //===- ScratchSlots.cpp - Re-running the scratch memory plan --------------===//
 #include "kiln/Dialect/Stage/Transforms/ScratchSlots.h"
 
-#ifdef KILN_HAVE_KILN_TO_STAGE
 #include "kiln/Conversion/KilnToStage/KilnToStage.h"
-#endif
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -13,12 +11,7 @@ using namespace mlir;
 namespace kiln::stage {
 
 bool canReplanScratch(FunctionOpInterface f) {
-#ifdef KILN_HAVE_KILN_TO_STAGE
   return isa<func::FuncOp>(f.getOperation()) && f->hasAttr("kiln.slots");
-#else
-  (void)f;
-  return false;
-#endif
 }
 
 void releaseScratchSlots(FunctionOpInterface f) {
@@ -34,11 +27,7 @@ void releaseScratchSlots(FunctionOpInterface f) {
 }
 
 void replanScratchSlots(FunctionOpInterface f) {
-#ifdef KILN_HAVE_KILN_TO_STAGE
   planMemory(cast<func::FuncOp>(f.getOperation()));
-#else
-  (void)f;
-#endif
 }
 
 } // namespace kiln::stage
