@@ -101,8 +101,6 @@ void buildKernel(stage::AttentionOp op, KernelBuilder &kb) {
   });
   Value sum = kb.reduce(localSum, ReduceKind::Add);
   Value inv = kb.fdiv(kb.f32(1.0f), kb.fmax(sum, kb.f32(1e-20f)));
-  // Value phase: S slices of hd lanes when the workgroup is wider than hd.
-  const int64_t slices = std::max<int64_t>(1, width / hd);
   // Lane d of the slice whose keys are first, first + step, ...: its sinks,
   // then its ring keys kValueKeysInFlight a trip (the same order as one walk).
   auto weightedValues = [&](Value d, Value first, Value step) {
@@ -128,26 +126,7 @@ void buildKernel(stage::AttentionOp op, KernelBuilder &kb) {
       y = kb.fmul(y, kb.load(kb.buffer(op.getFold()), {at}));
     kb.store(y, out, {at});
   };
-  if (slices == 1) {
-    kb.strided(kb.index(hd), [&](Value d) {
-      storeOut(d, weightedValues(d, kb.index(0), kb.index(1)));
-    });
-    return;
-  }
-  // Thread t is lane t mod hd of slice t / hd; threads past slices · hd idle.
-  Value thread = kb.threadId();
-  Value lane = kb.rem(thread, kb.index(hd));
-  Value slice = kb.div(thread, kb.index(hd));
-  kb.ifThen(kb.ult(thread, kb.index(slices * hd)), [&] {
-    kb.store(weightedValues(lane, slice, kb.index(slices)), partials, {thread});
-  });
-  kb.barrier();
-  kb.ifThen(kb.ult(thread, kb.index(hd)), [&] {
-    Value acc = kb.load(partials, {thread});
-    for (int64_t s = 1; s < slices; ++s)
-      acc = kb.fadd(acc, kb.load(partials, {kb.add(thread, kb.index(s * hd))}));
-    storeOut(thread, acc);
-  });
+  sumValueSlices(kb, hd, partials, weightedValues, nullptr, storeOut);
 }
 
 } // namespace kiln

@@ -1,4 +1,4 @@
-//===- KeyScores.cpp - An attention head's key scores, rows read whole ----===//
+//===- KeyScores.cpp - What the two attention kernels share ---------------===//
 //
 // G lanes a key (the largest power of two at most 16 and the head dim), P =
 // ceil(hd / G) dims a lane; a pass of the workgroup scores W / G keys, and a
@@ -105,6 +105,45 @@ Value scoreKeys(KernelBuilder &kb, const KeyScoring &s, Value maxInit) {
     return {m};
   })[0];
   return kb.reduce(localMax, ReduceKind::Max);
+}
+
+void sumValueSlices(KernelBuilder &kb, int64_t hd, Value partials,
+                    const std::function<Value(Value, Value, Value)> &slice,
+                    const std::function<Value(Value, Value)> &firstSlice,
+                    const std::function<void(Value, Value)> &store) {
+  const int64_t slices = std::max<int64_t>(1, kb.getWorkgroupSize() / hd);
+  auto first = [&](Value d, Value step) {
+    return firstSlice ? firstSlice(d, step) : slice(d, kb.index(0), step);
+  };
+  if (slices == 1) {
+    kb.strided(kb.index(hd), [&](Value d) { store(d, first(d, kb.index(1))); });
+    return;
+  }
+  // Thread t is lane t mod hd of slice t / hd; threads past slices · hd idle.
+  Value thread = kb.threadId();
+  Value lane = kb.rem(thread, kb.index(hd));
+  Value sliceId = kb.div(thread, kb.index(hd));
+  if (firstSlice) {
+    kb.ifThen(kb.ult(thread, kb.index(hd)), [&] {
+      kb.store(firstSlice(lane, kb.index(slices)), partials, {thread});
+    });
+    Value rest = arith::AndIOp::create(kb.b, kb.loc, kb.uge(thread, kb.index(hd)),
+                                       kb.ult(thread, kb.index(slices * hd)));
+    kb.ifThen(rest, [&] {
+      kb.store(slice(lane, sliceId, kb.index(slices)), partials, {thread});
+    });
+  } else {
+    kb.ifThen(kb.ult(thread, kb.index(slices * hd)), [&] {
+      kb.store(slice(lane, sliceId, kb.index(slices)), partials, {thread});
+    });
+  }
+  kb.barrier();
+  kb.ifThen(kb.ult(thread, kb.index(hd)), [&] {
+    Value acc = kb.load(partials, {thread});
+    for (int64_t s = 1; s < slices; ++s)
+      acc = kb.fadd(acc, kb.load(partials, {kb.add(thread, kb.index(s * hd))}));
+    store(thread, acc);
+  });
 }
 
 } // namespace kiln

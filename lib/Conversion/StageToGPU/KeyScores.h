@@ -1,7 +1,8 @@
-//===- KeyScores.h - An attention head's key scores, rows read whole -*- C++ -*-===//
+//===- KeyScores.h - What the two attention kernels share -------*- C++ -*-===//
 //
-// Shared by the two attention kernels (stage.attention, stage.window_attention):
-// the scores q·k·scale of a head's keys into workgroup memory.
+// Shared by stage.attention and stage.window_attention: the scores q·k·scale
+// of a head's keys into workgroup memory, and the weighted value sums spread
+// over the workgroup in key slices.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_LIB_CONVERSION_STAGETOGPU_KEYSCORES_H
@@ -41,6 +42,18 @@ struct KeyScoring {
 /// each lane keeps several keys' loads in flight, and the groups' partial
 /// dots meet in `partials`.
 mlir::Value scoreKeys(KernelBuilder &kb, const KeyScoring &scoring, mlir::Value maxInit);
+
+/// The weighted value sums of one head over the whole workgroup: S = W / hd
+/// slices of hd lanes; lane d of slice s takes `slice(d, s, S)` (keys s,
+/// s + S, ...), slice 0 `firstSlice(d, S)` instead when given (Dory's also
+/// adds its sinks and far part); the slices' sums meet in `partials` (W f32)
+/// and lane d < hd passes the total to `store(d, total)`. With W < 2·hd one
+/// slice: the lanes walk the dims, each summing every key.
+void sumValueSlices(
+    KernelBuilder &kb, int64_t headDim, mlir::Value partials,
+    const std::function<mlir::Value(mlir::Value d, mlir::Value first, mlir::Value step)> &slice,
+    const std::function<mlir::Value(mlir::Value d, mlir::Value step)> &firstSlice,
+    const std::function<void(mlir::Value d, mlir::Value total)> &store);
 
 } // namespace kiln
 

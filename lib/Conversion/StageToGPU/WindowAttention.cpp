@@ -189,32 +189,11 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
       y = kb.fmul(y, kb.load(kb.buffer(op.getFold()), {at}));
     kb.store(y, out, {at});
   };
-  const int64_t slices = std::max<int64_t>(1, kb.getWorkgroupSize() / hd);
-  if (slices == 1) {
-    kb.strided(kb.index(hd), [&](Value d) {
-      storeOut(d, weightedValues(d, kb.index(0), kb.index(1), /*withRest=*/true));
-    });
-    return;
-  }
-  // Thread t is lane t mod hd of slice t / hd; threads past slices · hd idle.
-  Value thread = kb.threadId();
-  Value lane = kb.rem(thread, kb.index(hd));
-  Value slice = kb.div(thread, kb.index(hd));
-  kb.ifThen(kb.ult(thread, kb.index(hd)), [&] {
-    kb.store(weightedValues(lane, kb.index(0), kb.index(slices), /*withRest=*/true), partials,
-             {thread});
-  });
-  kb.ifThen(andI(kb, kb.uge(thread, kb.index(hd)), kb.ult(thread, kb.index(slices * hd))), [&] {
-    kb.store(weightedValues(lane, slice, kb.index(slices), /*withRest=*/false), partials,
-             {thread});
-  });
-  kb.barrier();
-  kb.ifThen(kb.ult(thread, kb.index(hd)), [&] {
-    Value acc = kb.load(partials, {thread});
-    for (int64_t s = 1; s < slices; ++s)
-      acc = kb.fadd(acc, kb.load(partials, {kb.add(thread, kb.index(s * hd))}));
-    storeOut(thread, acc);
-  });
+  sumValueSlices(
+      kb, hd, partials,
+      [&](Value d, Value first, Value step) { return weightedValues(d, first, step, false); },
+      [&](Value d, Value step) { return weightedValues(d, kb.index(0), step, true); },
+      storeOut);
 }
 
 } // namespace kiln
