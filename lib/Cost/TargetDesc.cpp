@@ -102,10 +102,6 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
 }
 
 io::Expected<TargetDesc> loadTargetDesc(const std::string &path) {
-  std::ifstream probe(path, std::ios::binary);
-  if (!probe)
-    return io::Error("target: cannot open '" + path + "'");
-  probe.close();
   // A descriptor is a few hundred bytes of JSON.
   io::Expected<std::string> text = io::readTextFile(path, 1u << 20, "target descriptor");
   if (!text)

@@ -191,7 +191,7 @@ std::optional<FusionForm> formOf(DispatchOp d) {
 /// reduction's width (embryo-1b's gate∥up beside the router, 512 threads a
 /// row item: 80 us on the H200, where gate∥up alone takes 22.5).
 bool concurrentSizesAgree(ArrayRef<Operation *> stages) {
-  bool wide = false, single = false, rows = false;
+  bool single = false, rows = false;
   std::optional<OperationName> perHead;
   for (Operation *op : stages) {
     GridKind kind = gridKindOf(op);
@@ -199,7 +199,6 @@ bool concurrentSizesAgree(ArrayRef<Operation *> stages) {
     rows |= kind == GridKind::RowItems;
     if (single && rows)
       return false;
-    wide |= kind == GridKind::SingleWorkgroup || kind == GridKind::RowItems;
     if (kind != GridKind::PerWorkgroup)
       continue;
     // Per-head kinds pick their sizes from different options: one kind only.
@@ -207,7 +206,7 @@ bool concurrentSizesAgree(ArrayRef<Operation *> stages) {
       return false;
     perHead = op->getName();
   }
-  return !(perHead && wide);
+  return !(perHead && (single || rows));
 }
 
 struct GroupChoice {
