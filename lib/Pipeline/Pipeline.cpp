@@ -102,6 +102,7 @@ LogicalResult buildKilnPipeline(OpPassManager &pm, const KilnPipelineOptions &op
     gpu.subgroupReduce = options.subgroupReduce;
     gpu.matvecRowsPerItem = options.matvecRowsPerItem;
     gpu.matvecGroupsPerThread = options.matvecGroupsPerThread;
+    gpu.matvecLoadsInFlight = options.matvecLoadsInFlight;
     pm.addPass(createConvertStageToGPU(gpu));
   }
   return success();

@@ -102,6 +102,11 @@ static cl::opt<int64_t> matvecGroupsPerThread(
     cl::desc("tuning: 16-byte weight groups a mat-vec thread reads per row (default 0: by "
              "weight format, f16 4, q8_2f 8)"),
     cl::init(0), cl::cat(kilnCategory));
+static cl::opt<int64_t> matvecLoadsInFlight(
+    "matvec-loads-in-flight",
+    cl::desc("tuning: 16-byte weight loads a mat-vec thread issues before their arithmetic "
+             "(rows x groups; default 0: 8)"),
+    cl::init(0), cl::cat(kilnCategory));
 
 static cl::opt<int64_t> reduceWorkgroupSize(
     "reduce-workgroup-size",
@@ -253,7 +258,10 @@ int main(int argc, char **argv) {
   if (matvecGroupsPerThread < 0 || matvecGroupsPerThread > 64)
     return fail("--matvec-groups-per-thread must be in [0, 64] (0: by weight format)");
   pipeline.matvecRowsPerItem = matvecRowsPerItem;
+  if (matvecLoadsInFlight < 0 || matvecLoadsInFlight > 64)
+    return fail("--matvec-loads-in-flight must be in [0, 64] (0: the default, 8)");
   pipeline.matvecGroupsPerThread = matvecGroupsPerThread;
+  pipeline.matvecLoadsInFlight = matvecLoadsInFlight;
 
   DialectRegistry registry;
   registry.insert<mlir::kiln::KilnDialect, ::kiln::stage::StageDialect, func::FuncDialect,

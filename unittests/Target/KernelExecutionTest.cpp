@@ -236,6 +236,64 @@ func.func @f(%w: memref<72x13xvector<4xi32>>, %s: memref<72xf32>, %g: memref<200
   expectNear(valuesOf<float>(buffers[4]), expected, 1e-4f, "matvec q8_2f split-K planes");
 }
 
+// Gate and up of a q8_2f FFN with their own row and column scales and one
+// zero-centred norm: one pass over the columns for both (each its own
+// activations), then silu(gate)·up in the row's thread. 72 rows and 200
+// columns leave ragged row items and a ragged last group.
+TEST_F(KernelExecution, RowEpilogueQ8OwnColumnScalesNormed) {
+  const int64_t R = 72, C = 200;
+  std::mt19937 gen(11);
+  std::vector<int8_t> qg(R * C), qu(R * C);
+  for (auto *q : {&qg, &qu})
+    for (auto &v : *q)
+      v = int8_t(int(gen() % 255) - 127);
+  std::vector<float> sg = rng.uniform(R, 0.001f, 0.01f), su = rng.uniform(R, 0.001f, 0.01f);
+  std::vector<float> cg = rng.uniform(C, 0.5f, 2.0f), cu = rng.uniform(C, 0.5f, 2.0f);
+  std::vector<float> x = rng.uniform(C, -2, 2), nw = rng.uniform(C, -0.2f, 0.2f);
+  std::vector<Bytes> buffers = {bytesOf(packQ8(qg, R, C)), bytesOf(sg), bytesOf(cg),
+                                bytesOf(x), bytesOf(nw), bytesOf(std::vector<float>(R, 0.0f)),
+                                bytesOf(packQ8(qu, R, C)), bytesOf(su), bytesOf(cu),
+                                bytesOf(std::vector<float>(R, 0.0f)),
+                                bytesOf(std::vector<float>(R, 0.0f))};
+  run(R"(
+func.func @f(%wg: memref<72x13xvector<4xi32>>, %sg: memref<72xf32>, %cg: memref<200xf32>,
+             %x: memref<200xf32>, %n: memref<200xf32>, %g: memref<72xf32>,
+             %wu: memref<72x13xvector<4xi32>>, %su: memref<72xf32>, %cu: memref<200xf32>,
+             %u: memref<72xf32>, %z: memref<72xf32>) {
+  stage.dispatch "gate__up__act" attributes {fusion = "row_epilogue"} {
+    stage.matvec weight(%wg : memref<72x13xvector<4xi32>>) row_scale(%sg : memref<72xf32>)
+        col_scale(%cg : memref<200xf32>) input(%x : memref<200xf32>) norm(%n : memref<200xf32>)
+        out(%g : memref<72xf32>)
+        {format = #stage.format<q8_2f>, norm_eps = 1.0e-06 : f32, norm_zero_centered}
+    stage.matvec weight(%wu : memref<72x13xvector<4xi32>>) row_scale(%su : memref<72xf32>)
+        col_scale(%cu : memref<200xf32>) input(%x : memref<200xf32>) norm(%n : memref<200xf32>)
+        out(%u : memref<72xf32>)
+        {format = #stage.format<q8_2f>, norm_eps = 1.0e-06 : f32, norm_zero_centered}
+    stage.silu_mul ins(%g, %u : memref<72xf32>, memref<72xf32>) out(%z : memref<72xf32>)
+  }
+  return
+})", buffers);
+  double ss = 0;
+  for (float v : x)
+    ss += double(v) * v;
+  float inv = 1.0f / std::sqrt(float(ss / C) + 1e-6f);
+  std::vector<float> gate(R), up(R), z(R);
+  for (int64_t r = 0; r < R; ++r) {
+    double a = 0, b = 0;
+    for (int64_t c = 0; c < C; ++c) {
+      double xn = double(x[c]) * inv * (1.0 + nw[c]);
+      a += double(qg[r * C + c]) * cg[c] * xn;
+      b += double(qu[r * C + c]) * cu[c] * xn;
+    }
+    gate[r] = float(a) * sg[r];
+    up[r] = float(b) * su[r];
+    z[r] = gate[r] / (1.0f + std::exp(-gate[r])) * up[r];
+  }
+  expectNear(valuesOf<float>(buffers[5]), gate, 1e-4f, "row epilogue q8_2f gate");
+  expectNear(valuesOf<float>(buffers[9]), up, 1e-4f, "row epilogue q8_2f up");
+  expectNear(valuesOf<float>(buffers[10]), z, 1e-4f, "row epilogue silu(gate)*up");
+}
+
 void rmsnormReference(std::vector<float> &h, const std::vector<float> &parts, int64_t K,
                       const std::vector<float> &w, const std::vector<float> &fold,
                       std::vector<float> &out) {

@@ -63,7 +63,9 @@ def ConvertStageToGPU : Pass<"convert-stage-to-gpu", "::mlir::ModuleOp"> {
     Option<"matvecRowsPerItem", "matvec-rows-per-item", "int64_t", /*default=*/"0",
            "Mat-vec rows one workgroup computes together (activations read once for all); 0: by format">,
     Option<"matvecGroupsPerThread", "matvec-groups-per-thread", "int64_t", /*default=*/"0",
-           "16-byte weight groups a mat-vec thread reads per row (sets the workgroup size); 0: by format">
+           "16-byte weight groups a mat-vec thread reads per row (sets the workgroup size); 0: by format">,
+    Option<"matvecLoadsInFlight", "matvec-loads-in-flight", "int64_t", /*default=*/"0",
+           "16-byte weight loads a mat-vec thread issues before their arithmetic; 0: the default">
   ];
 }
 

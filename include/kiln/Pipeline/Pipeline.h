@@ -37,6 +37,7 @@ struct KilnPipelineOptions {
   /// Mat-vec shape (StageToGPUOptions); 0 picks by weight format.
   int64_t matvecRowsPerItem = 0;
   int64_t matvecGroupsPerThread = 0;
+  int64_t matvecLoadsInFlight = 0;
   /// --kiln-fuse-dispatches before convert-stage-to-gpu (docs/fusion.md);
   /// false keeps one stage per dispatch (estimates are still annotated).
   bool fusion = true;

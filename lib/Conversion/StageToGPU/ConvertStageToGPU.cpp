@@ -395,6 +395,7 @@ struct ConvertStageToGPUPass
         subgroupReduce && targetHasSubgroupArithmetic(getOperation());
     options.matvecRowsPerItem = matvecRowsPerItem;
     options.matvecGroupsPerThread = matvecGroupsPerThread;
+    options.matvecLoadsInFlight = matvecLoadsInFlight;
     if (failed(convertStagesToGPU(getOperation(), options)))
       signalPassFailure();
   }

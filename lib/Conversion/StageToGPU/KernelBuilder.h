@@ -251,6 +251,14 @@ stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format, int64_t columns,
                mlir::Value end, int64_t step,
                const std::function<mlir::Value(mlir::Value)> &input,
                int64_t loadsInFlight = kMatVecLoadsInFlight);
+/// The same where row i multiplies inputs[inputOf[i]] (mat-vecs of one
+/// kernel with their own activations: each formed once a group).
+llvm::SmallVector<mlir::Value>
+stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format, int64_t columns,
+               llvm::ArrayRef<std::pair<mlir::Value, mlir::Value>> rows, mlir::Value start,
+               mlir::Value end, int64_t step,
+               llvm::ArrayRef<std::function<mlir::Value(mlir::Value)>> inputs,
+               llvm::ArrayRef<unsigned> inputOf, int64_t loadsInFlight);
 KernelShape shapeOfElementwise(mlir::Operation *op, const StageToGPUOptions &o);
 void buildElementwiseKernel(mlir::Operation *op, KernelBuilder &kb);
 KernelShape shapeOf(stage::ConvRingOp op, const StageToGPUOptions &o);

@@ -59,6 +59,16 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
                                   Value start, Value end, int64_t step,
                                   const std::function<Value(Value)> &input,
                                   int64_t loadsInFlight) {
+  SmallVector<unsigned> inputOf(rows.size(), 0);
+  return stridedRowDots(kb, format, columns, rows, start, end, step, {input}, inputOf,
+                        loadsInFlight);
+}
+
+SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
+                                  int64_t columns, ArrayRef<std::pair<Value, Value>> rows,
+                                  Value start, Value end, int64_t step,
+                                  ArrayRef<std::function<Value(Value)>> inputs,
+                                  ArrayRef<unsigned> inputOf, int64_t loadsInFlight) {
   OpBuilder &b = kb.b;
   int64_t count = rows.size();
   int64_t unroll = std::max<int64_t>(1, loadsInFlight / count);
@@ -77,10 +87,11 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
     }
     SmallVector<Value> sums(carried.begin(), carried.end());
     for (int64_t u = 0; u < groups; ++u) {
-      SmallVector<Value> xs =
-          kb.packedGroupInputs(groupIds[u], format, columns, input);
+      SmallVector<SmallVector<Value>> xs;
+      for (const std::function<Value(Value)> &input : inputs)
+        xs.push_back(kb.packedGroupInputs(groupIds[u], format, columns, input));
       for (int64_t r = 0; r < count; ++r)
-        sums[r] = kb.packedGroupDotInputs(words[u][r], xs, sums[r], format);
+        sums[r] = kb.packedGroupDotInputs(words[u][r], xs[inputOf[r]], sums[r], format);
     }
     return sums;
   };
@@ -118,7 +129,10 @@ namespace {
 /// One mat-vec's per-item body, with what it loads once per kernel.
 class MatVecRows {
 public:
-  MatVecRows(stage::MatVecOp op, KernelBuilder &kb, int64_t rowsPerItem)
+  /// `earlier`: mat-vecs of the same kernel built before, whose norm this one
+  /// reuses when it normalises the same input the same way.
+  MatVecRows(stage::MatVecOp op, KernelBuilder &kb, int64_t rowsPerItem,
+             ArrayRef<MatVecRows> earlier = {})
       : op(op), kb(kb), rowsPerItem(rowsPerItem) {
     rows = op.getRows();
     splitK = op.getSplitK();
@@ -131,7 +145,11 @@ public:
     colScale = op.getColScale() ? kb.buffer(op.getColScale()) : Value();
     if (op.getNorm()) {
       norm = kb.buffer(op.getNorm());
-      invRms = inverseRms(op.getColumns(), op.getNormEps()->convertToFloat());
+      for (const MatVecRows &m : earlier)
+        if (sameNorm(m))
+          invRms = m.invRms;
+      if (!invRms)
+        invRms = inverseRms(op.getColumns(), op.getNormEps()->convertToFloat());
     }
     // A routed expert (stage.router's word, clamped to the last candidate so
     // a stray word stays in bounds): its rows and scales start at e·R, e·C.
@@ -210,7 +228,43 @@ public:
   SmallVector<Value> partials(const Item &it) {
     return stridedRowDots(kb, op.getFormat(), op.getColumns(), it.weightRows,
                           kb.add(it.first, kb.threadId()), it.end, kb.getWorkgroupSize(),
-                          [&](Value column) { return inputAt(column); });
+                          [&](Value column) { return inputAt(column); }, loadsInFlight());
+  }
+
+  /// This thread's partials of the item's rows of several mat-vecs that walk
+  /// the same items (sameItems): one pass over the columns, every row's loads
+  /// in flight together, each mat-vec's activations formed once a group
+  /// (once for all of them where they share their input).
+  static SmallVector<Value> partials(MutableArrayRef<MatVecRows> matvecs,
+                                     ArrayRef<Item> items) {
+    SmallVector<std::function<Value(Value)>> inputs;
+    SmallVector<unsigned> inputOfMatvec, inputOfRow;
+    SmallVector<std::pair<Value, Value>> weightRows;
+    for (auto [i, m] : llvm::enumerate(matvecs)) {
+      unsigned input = inputs.size();
+      for (size_t j = 0; j < i; ++j)
+        if (matvecs[j].sharesInput(m))
+          input = std::min(input, inputOfMatvec[j]);
+      if (input == inputs.size()) {
+        MatVecRows *self = &m;
+        inputs.push_back([self](Value column) { return self->inputAt(column); });
+      }
+      inputOfMatvec.push_back(input);
+      for (const auto &row : items[i].weightRows) {
+        weightRows.push_back(row);
+        inputOfRow.push_back(input);
+      }
+    }
+    const MatVecRows &first = matvecs.front();
+    return stridedRowDots(first.kb, first.op.getFormat(), first.op.getColumns(), weightRows,
+                          first.kb.add(items.front().first, first.kb.threadId()),
+                          items.front().end, first.kb.getWorkgroupSize(), inputs, inputOfRow,
+                          first.loadsInFlight());
+  }
+
+  int64_t loadsInFlight() const {
+    int64_t set = kb.options().matvecLoadsInFlight;
+    return set > 0 ? set : kMatVecLoadsInFlight;
   }
 
   /// Thread r stores total r (the block's row r). Returns that row
@@ -244,16 +298,24 @@ public:
     return store(it, kb.reduceMany(partials(it)));
   }
 
-  /// Whether `other` multiplies the same activations over the same items, so
-  /// that one pass over the columns serves both.
-  bool sharesInput(MatVecRows &other) {
-    return input == other.input && up == other.up && colScale == other.colScale &&
-           norm == other.norm && (!norm || (op.getNormEps() == other.op.getNormEps() &&
-                                            op.getNormZeroCentered() ==
-                                                other.op.getNormZeroCentered())) &&
-           colBase == other.colBase && rows == other.rows && splitK == other.splitK &&
-           groups == other.groups && op.getFormat() == other.op.getFormat() &&
-           op.getColumns() == other.op.getColumns();
+  /// Whether `other` walks the same items (rows, chunks, packed columns), so
+  /// that one pass over the columns can serve both.
+  bool sameItems(const MatVecRows &other) const {
+    return rows == other.rows && splitK == other.splitK && groups == other.groups &&
+           op.getFormat() == other.op.getFormat() && op.getColumns() == other.op.getColumns();
+  }
+
+  /// Whether `other` normalises the same input with the same norm.
+  bool sameNorm(const MatVecRows &other) const {
+    return input == other.input && norm == other.norm &&
+           (!norm || (op.getNormEps() == other.op.getNormEps() &&
+                      op.getNormZeroCentered() == other.op.getNormZeroCentered()));
+  }
+
+  /// Whether `other` multiplies the same activations over the same items.
+  bool sharesInput(const MatVecRows &other) const {
+    return sameItems(other) && sameNorm(other) && up == other.up &&
+           colScale == other.colScale && colBase == other.colBase;
   }
 
   /// Whether this thread stored `row` (row = first row of its block + thread id).
@@ -263,7 +325,8 @@ public:
   }
 
 private:
-  stage::MatVecOp op;
+  // Op accessors are not const-qualified; the handle is a value.
+  mutable stage::MatVecOp op;
   KernelBuilder &kb;
   int64_t rowsPerItem;
   int64_t rows, splitK, groups, perChunk;
@@ -286,27 +349,24 @@ void buildRowEpilogueKernel(ArrayRef<stage::MatVecOp> ops, KernelBuilder &kb,
   stage::MatVecOp first = ops.front();
   int64_t perItem = rowsPerItem(first.getFormat(), first.getRows(), kb.options());
   SmallVector<MatVecRows> matvecs;
+  matvecs.reserve(ops.size());
   for (stage::MatVecOp op : ops)
-    matvecs.emplace_back(op, kb, perItem);
+    matvecs.emplace_back(op, kb, perItem, matvecs);
   int64_t items = matvecs.front().items();
   int64_t workgroups = kb.gridWorkgroups(std::min(items, kMaxGridWorkgroups));
   bool shared = llvm::all_of(matvecs, [&](MatVecRows &m) {
-    return m.sharesInput(matvecs.front());
+    return m.sameItems(matvecs.front());
   });
   kb.forLoop(kb.workgroupId(), kb.index(items), kb.index(workgroups), [&](Value item) {
     Value row;
     if (shared) {
-      // One pass over the columns for every mat-vec (gate and up): all their
-      // rows' loads in flight together, one reduction.
+      // One pass over the columns for every mat-vec (gate and up, even
+      // with q8_2f's own column scales): all their rows' loads in flight
+      // together, one reduction.
       SmallVector<MatVecRows::Item> its;
-      SmallVector<std::pair<Value, Value>> weightRows;
-      for (MatVecRows &m : matvecs) {
+      for (MatVecRows &m : matvecs)
         its.push_back(m.itemAt(item));
-        llvm::append_range(weightRows, its.back().weightRows);
-      }
-      MatVecRows::Item all = its.front();
-      all.weightRows = weightRows;
-      SmallVector<Value> totals = kb.reduceMany(matvecs.front().partials(all));
+      SmallVector<Value> totals = kb.reduceMany(MatVecRows::partials(matvecs, its));
       for (auto [i, m] : llvm::enumerate(matvecs))
         row = m.store(its[i], ArrayRef<Value>(totals).slice(i * perItem, perItem));
     } else {

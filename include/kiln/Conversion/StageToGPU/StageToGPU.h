@@ -33,6 +33,9 @@ struct StageToGPUOptions {
   /// 0 picks by weight format (matvecShapeFor).
   int64_t matvecRowsPerItem = 0;
   int64_t matvecGroupsPerThread = 0;
+  /// 16-byte weight loads a mat-vec thread issues before their arithmetic
+  /// (rows x groups); 0: kMatVecLoadsInFlight.
+  int64_t matvecLoadsInFlight = 0;
 };
 
 /// Rows per item and groups per thread for mat-vecs of `format`: the
