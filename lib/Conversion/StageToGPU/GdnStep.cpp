@@ -10,7 +10,9 @@
 // 2·kMaxHeldPerThread such rows stay in registers between the two sums (one
 // load each, all in flight together); more are walked twice by loops. q̂ and
 // k̂ are normalised once into workgroup memory. One workgroup reduction gives
-// |q|² and |k|², another the gated norm's mean square.
+// |q|² and |k|², another the gated norm's mean square. With one column pass
+// of held rows, every load the pass needs is issued before the q/k
+// reduction, and o stays in registers for the gated norm.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelBuilder.h"
@@ -44,6 +46,37 @@ void buildKernel(stage::GdnStepOp op, KernelBuilder &kb) {
   Value kBase = kb.add(kb.index(nk * dk), qBase);
   Value vBase = kb.add(kb.index(2 * nk * dk), kb.mul(head, kb.index(dv)));
   Value oBase = kb.mul(head, kb.index(dv));
+  Value lane = kb.rem(tid, kb.index(lanes));
+  Value slice = kb.div(tid, kb.index(lanes));
+  int64_t passes = ceilDiv(dv, lanes);
+
+  // With one column pass of held rows, everything the pass reads from memory
+  // (the state rows, v, z, the gates, the norm weight) is loaded first, so
+  // those loads are in flight while the workgroup normalises q and k (the
+  // barriers below would otherwise hold them back: a round trip each).
+  bool preload = held && passes == 1;
+  Value aLog = kb.load(kb.buffer(op.getALog()), {head});
+  Value a = kb.fadd(kb.load(kb.buffer(op.getA()), {head}),
+                    kb.load(kb.buffer(op.getDtBias()), {head}));
+  Value bGate = kb.load(kb.buffer(op.getB()), {head});
+  Value norm = kb.buffer(op.getNorm()), z = kb.buffer(op.getZ());
+  SmallVector<Value> heldRows, heldInRange, heldCells;
+  Value heldV, heldZ, heldNorm;
+  if (preload) {
+    Value j = kb.min(lane, kb.index(dv - 1));
+    heldV = kb.load(qkv, {kb.add(vBase, j)});
+    heldZ = kb.load(z, {kb.add(oBase, j)});
+    heldNorm = kb.load(norm, {j});
+    for (int64_t r = 0; r < rowsPerThread; ++r) {
+      Value i = kb.add(slice, kb.index(r * slices));
+      Value ok = (r + 1) * slices > dk ? kb.ult(i, kb.index(dk)) : Value();
+      Value at = ok ? kb.min(i, kb.index(dk - 1)) : i;
+      Value cell = kb.load(state, {head, at, j});
+      heldRows.push_back(at);
+      heldInRange.push_back(ok);
+      heldCells.push_back(ok ? kb.select(ok, cell, kb.f32(0.0f)) : cell);
+    }
+  }
 
   SmallVector<Value> squares = kb.forLoop(
       tid, kb.index(dk), kb.index(width), {kb.f32(0.0f), kb.f32(0.0f)},
@@ -65,15 +98,9 @@ void buildKernel(stage::GdnStepOp op, KernelBuilder &kb) {
   Value partials = kb.workgroupBuffer(width);
   kb.barrier();
 
-  Value aLog = kb.load(kb.buffer(op.getALog()), {head});
-  Value a = kb.fadd(kb.load(kb.buffer(op.getA()), {head}),
-                    kb.load(kb.buffer(op.getDtBias()), {head}));
   Value decay = kb.exp(kb.fmul(kb.fsub(kb.f32(0.0f), kb.exp(aLog)),
                                kb.softplus(a)));
-  Value beta = kb.sigmoid(kb.load(kb.buffer(op.getB()), {head}));
-
-  Value lane = kb.rem(tid, kb.index(lanes));
-  Value slice = kb.div(tid, kb.index(lanes));
+  Value beta = kb.sigmoid(bGate);
   // Σ over the slices of column lane `lane`'s partials; every thread gets it.
   auto sumSlices = [&](Value partial) {
     kb.store(partial, partials, {tid});
@@ -85,32 +112,34 @@ void buildKernel(stage::GdnStepOp op, KernelBuilder &kb) {
     return total;
   };
   // Column passes are uniform over the workgroup (their barriers need it);
-  // a lane past dv computes on a clamped column and stores nothing.
-  Value oSquares = kb.forLoop(
-      kb.index(0), kb.index(ceilDiv(dv, lanes)), kb.index(1), {kb.f32(0.0f)},
-      [&](Value pass, ValueRange acc) -> SmallVector<Value> {
+  // a lane past dv computes on a clamped column and stores nothing. Returns
+  // (o of the lane's column, acc + o² where this thread owns it).
+  auto columnPass = [&](Value pass, Value acc) -> std::pair<Value, Value> {
     Value column = kb.add(kb.mul(pass, kb.index(lanes)), lane);
     Value valid = kb.ult(column, kb.index(dv));
     Value j = kb.min(column, kb.index(dv - 1));
-    Value v = kb.load(qkv, {kb.add(vBase, j)});
+    Value v = preload ? heldV : kb.load(qkv, {kb.add(vBase, j)});
     Value o;
     if (held) {
       // The thread's state rows stay in registers between the two sums, all
       // loaded at once (a loop waited for each: 18 us a layer on the H200).
       SmallVector<Value> rows, inRange, cells, keys, kvTerms;
       for (int64_t r = 0; r < rowsPerThread; ++r) {
-        Value i = kb.add(slice, kb.index(r * slices));
-        Value ok = (r + 1) * slices > dk ? kb.ult(i, kb.index(dk)) : Value();
-        Value at = ok ? kb.min(i, kb.index(dk - 1)) : i;
-        Value cell = kb.load(state, {head, at, j});
-        Value key = kb.load(kHat, {at});
-        if (ok)
-          cell = kb.select(ok, cell, kb.f32(0.0f));
-        rows.push_back(at);
-        inRange.push_back(ok);
-        cells.push_back(cell);
-        keys.push_back(key);
-        kvTerms.push_back(kb.fmul(cell, key));
+        if (preload) {
+          rows.push_back(heldRows[r]);
+          inRange.push_back(heldInRange[r]);
+          cells.push_back(heldCells[r]);
+        } else {
+          Value i = kb.add(slice, kb.index(r * slices));
+          Value ok = (r + 1) * slices > dk ? kb.ult(i, kb.index(dk)) : Value();
+          Value at = ok ? kb.min(i, kb.index(dk - 1)) : i;
+          Value cell = kb.load(state, {head, at, j});
+          rows.push_back(at);
+          inRange.push_back(ok);
+          cells.push_back(ok ? kb.select(ok, cell, kb.f32(0.0f)) : cell);
+        }
+        keys.push_back(kb.load(kHat, {rows[r]}));
+        kvTerms.push_back(kb.fmul(cells[r], keys[r]));
       }
       Value kv = sumSlices(kb.sum(kvTerms));
       Value delta = kb.fmul(beta, kb.fsub(v, kb.fmul(decay, kv)));
@@ -145,23 +174,45 @@ void buildKernel(stage::GdnStepOp op, KernelBuilder &kb) {
     }
     Value owner = arith::AndIOp::create(kb.b,
         kb.loc, valid, kb.ult(slice, kb.index(1)));
-    kb.ifThen(owner, [&] { kb.store(o, out, {kb.add(oBase, j)}); });
+    if (!preload)
+      kb.ifThen(owner, [&] { kb.store(o, out, {kb.add(oBase, j)}); });
     Value square = kb.select(owner, kb.fmul(o, o), kb.f32(0.0f));
-    return {kb.fadd(acc[0], square)};
-  })[0];
+    return {o, kb.fadd(acc, square)};
+  };
+  Value o, oSquares;
+  if (passes == 1) {
+    std::tie(o, oSquares) = columnPass(kb.index(0), kb.f32(0.0f));
+  } else {
+    oSquares = kb.forLoop(kb.index(0), kb.index(passes), kb.index(1), {kb.f32(0.0f)},
+                          [&](Value pass, ValueRange acc) -> SmallVector<Value> {
+                            return {columnPass(pass, acc[0]).second};
+                          })[0];
+  }
   Value total = kb.reduce(oSquares, ReduceKind::Add);
   Value inv = kb.rsqrt(kb.fadd(kb.fdiv(total, kb.f32(float(dv))),
                                kb.f32(op.getEps().convertToFloat())));
-  Value norm = kb.buffer(op.getNorm()), z = kb.buffer(op.getZ());
+  auto gated = [&](Value value, Value at, Value normWeight, Value gate) {
+    Value y = kb.fmul(kb.fmul(value, inv), normWeight);
+    y = kb.fmul(y, kb.silu(gate));
+    if (op.getFold())
+      y = kb.fmul(y, kb.load(kb.buffer(op.getFold()), {at}));
+    return y;
+  };
+  if (preload) {
+    // One pass: o is still in the owner's registers.
+    Value owner = arith::AndIOp::create(kb.b, kb.loc, kb.ult(lane, kb.index(dv)),
+                                        kb.ult(slice, kb.index(1)));
+    kb.ifThen(owner, [&] {
+      Value at = kb.add(oBase, lane);
+      kb.store(gated(o, at, heldNorm, heldZ), out, {at});
+    });
+    return;
+  }
   // Each lane normalises only the columns it stored (no barrier needed).
   kb.ifThen(kb.ult(slice, kb.index(1)), [&] {
     kb.forLoop(lane, kb.index(dv), kb.index(lanes), [&](Value j) {
       Value at = kb.add(oBase, j);
-      Value y = kb.fmul(kb.fmul(kb.load(out, {at}), inv), kb.load(norm, {j}));
-      y = kb.fmul(y, kb.silu(kb.load(z, {at})));
-      if (op.getFold())
-        y = kb.fmul(y, kb.load(kb.buffer(op.getFold()), {at}));
-      kb.store(y, out, {at});
+      kb.store(gated(kb.load(out, {at}), at, kb.load(norm, {j}), kb.load(z, {at})), out, {at});
     });
   });
 }
