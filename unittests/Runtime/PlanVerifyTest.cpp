@@ -150,8 +150,28 @@ TEST_F(PlanVerifyTest, BindingNumberOutOfRange) {
   spec.kernels[2].bindings[1].binding = 32;
   EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan kernels[2].bindings[1]: binding 32 out of "
                         "range (a kernel's bindings are numbered 0..31)");
+  // In range, but the shader reads binding 1 (issue 12: renumbered bindings ran).
   spec.kernels[2].bindings[1].binding = 31;
-  EXPECT_EQ(load(spec), "");
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan kernels[2].bindings: the shader's binding 1 is "
+                        "not bound by the plan");
+}
+
+// The plan's bindings are held to the buffers the shader declares (issue 12: dropped
+// bindings, a storage buffer bound as uniform, or a range short of what the shader reads
+// all ran and printed wrong tokens).
+TEST_F(PlanVerifyTest, BindingsMatchTheShader) {
+  PlanSpec spec = chainPlan();
+  spec.kernels[1].bindings.pop_back();
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan kernels[1].bindings: the shader's binding 2 is "
+                        "not bound by the plan");
+  spec = chainPlan();
+  spec.kernels[0].bindings[3].kind = kp::DescriptorKind::StorageBuffer;
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan kernels[0].bindings: the shader's binding 3 is a "
+                        "uniform buffer; the plan binds it as storage");
+  spec = chainPlan();
+  spec.kernels[0].bindings[3].range = 8;
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan kernels[0].bindings: the shader's binding 3 "
+                        "spans 16 bytes; the plan binds 8");
 }
 
 TEST_F(PlanVerifyTest, BindingRangePastBuffer) {

@@ -1,7 +1,9 @@
 #include "plan/plan_verifier.h"
 
+#include "plan/spirv_bindings.h"
 #include "plan/spirv_check.h"
 
+#include <map>
 #include <set>
 #include <string>
 
@@ -283,6 +285,8 @@ Status checkKernels(const kp::Plan &plan, const DeviceLimits &limits) {
                          " the device lacks");
 
     std::set<uint32_t> bindingSlots;
+    // binding number -> (uniform, bytes bound), for the shader's own list below.
+    std::map<uint32_t, std::pair<bool, uint64_t>> bound;
     uint32_t storageCount = 0, uniformCount = 0;
     size_t bindingCount = kernel->bindings() ? kernel->bindings()->size() : 0;
     for (size_t b = 0; b < bindingCount; ++b) {
@@ -321,7 +325,30 @@ Status checkKernels(const kp::Plan &plan, const DeviceLimits &limits) {
         return bad(bpath, "writes weight buffer " + std::to_string(binding->buffer()));
       if (uniform && binding->access() != kp::Access::Read)
         return bad(bpath, "a uniform binding is read-only");
+      bound[binding->binding()] = {uniform, range};
     }
+    // Every buffer the shader declares must be bound, as its kind, with at least the
+    // bytes its type spans (a runtime-sized one: at least one element, checked above).
+    if (plan.target() == kp::Target::Vulkan)
+      for (const ShaderBinding &declared :
+           reflectBindings(kernel->spirv()->data(), kernel->spirv()->size())) {
+        const std::string what = "the shader's binding " + std::to_string(declared.binding);
+        if (declared.set != 0)
+          return bad(path + ".spirv", what + " is in descriptor set " +
+                                          std::to_string(declared.set) + "; plans use set 0");
+        auto it = bound.find(declared.binding);
+        if (it == bound.end())
+          return bad(path + ".bindings", what + " is not bound by the plan");
+        if (it->second.first != declared.uniform)
+          return bad(path + ".bindings", what + " is a " +
+                                             (declared.uniform ? "uniform" : "storage") +
+                                             " buffer; the plan binds it as " +
+                                             (it->second.first ? "uniform" : "storage"));
+        if (it->second.second < declared.bytes)
+          return bad(path + ".bindings", what + " spans " + std::to_string(declared.bytes) +
+                                             " bytes; the plan binds " +
+                                             std::to_string(it->second.second));
+      }
     if (storageCount > limits.maxPerStageStorageBuffers ||
         uniformCount > limits.maxPerStageUniformBuffers)
       return unavailable("plan " + path + ": " + std::to_string(storageCount) + " storage and " +
