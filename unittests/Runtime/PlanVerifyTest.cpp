@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 namespace kiln::test {
 namespace {
 
@@ -73,6 +75,36 @@ TEST_F(PlanVerifyTest, MissingFileIsNotFound) {
   std::string error = describe(kiln_plan_load_file(instance_, "/nonexistent/x.kplan", &plan));
   EXPECT_EQ(error, "NOT_FOUND: plan file: '/nonexistent/x.kplan': No such file or directory");
   EXPECT_EQ(plan, nullptr);
+}
+
+// Issue 12: the plan was mapped and re-read on every call after one verification, so
+// patching the file in place while a session ran wrote out of bounds. The loaded plan now
+// holds its own bytes: overwriting the file after the load changes nothing.
+TEST_F(PlanVerifyTest, FileChangedAfterLoadIsNotSeen) {
+  const std::string path = tempDir() + "/changed.kplan";
+  std::vector<uint8_t> bytes = buildPlan(chainPlan());
+  {
+    FILE *f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+    std::fclose(f);
+  }
+  kiln_plan_t *plan = nullptr;
+  ASSERT_EQ(describe(kiln_plan_load_file(instance_, path.c_str(), &plan)), "");
+  {
+    // In place (same inode, as a patching process would): every byte 0xff.
+    FILE *f = std::fopen(path.c_str(), "r+b");
+    ASSERT_NE(f, nullptr);
+    std::vector<uint8_t> garbage(bytes.size(), 0xff);
+    ASSERT_EQ(std::fwrite(garbage.data(), 1, garbage.size(), f), garbage.size());
+    std::fclose(f);
+  }
+  kiln_plan_info_t info;
+  ASSERT_EQ(describe(kiln_plan_info(plan, &info)), "");
+  EXPECT_STREQ(info.model_family, "test");
+  EXPECT_EQ(info.vocab_size, 8u);
+  kiln_plan_release(plan);
+  std::remove(path.c_str());
 }
 
 TEST_F(PlanVerifyTest, TooSmall) {

@@ -7,7 +7,11 @@ using namespace kiln::rt;
 
 namespace {
 
-kiln_status_t finishLoad(kiln_instance_t *instance, std::unique_ptr<FileMapping> bytes,
+// A 1B model's plan is a few MB (its kernels; weights live in their own file): 1 GiB leaves
+// room for far larger models and refuses a weights file passed as a plan before reading it.
+constexpr uint64_t kMaxPlanBytes = uint64_t(1) << 30;
+
+kiln_status_t finishLoad(kiln_instance_t *instance, std::unique_ptr<OwnedBytes> bytes,
                          kiln_plan_t **out_plan) {
   std::unique_ptr<LoadedPlan> loaded;
   Status status = LoadedPlan::load(std::move(bytes), instance->device.physical().limits, loaded);
@@ -29,8 +33,8 @@ extern "C" {
 kiln_status_t kiln_plan_load_file(kiln_instance_t *instance, const char *path, kiln_plan_t **out_plan) {
   if (!instance || !path || !out_plan)
     return toCStatus(invalidArgument("kiln_plan_load_file: instance, path and out_plan must be non-null"));
-  std::unique_ptr<FileMapping> bytes;
-  Status status = FileMapping::mapFile(path, bytes);
+  std::unique_ptr<OwnedBytes> bytes;
+  Status status = OwnedBytes::readFile(path, kMaxPlanBytes, bytes);
   if (!status.ok())
     return toCStatus(status.withContext("plan file"));
   return finishLoad(instance, std::move(bytes), out_plan);
@@ -40,8 +44,8 @@ kiln_status_t kiln_plan_load_memory(kiln_instance_t *instance, const void *data,
                                     kiln_plan_t **out_plan) {
   if (!instance || (!data && size) || !out_plan)
     return toCStatus(invalidArgument("kiln_plan_load_memory: null argument"));
-  std::unique_ptr<FileMapping> bytes;
-  Status status = FileMapping::copyMemory(data, size, bytes);
+  std::unique_ptr<OwnedBytes> bytes;
+  Status status = OwnedBytes::copyMemory(data, size, bytes);
   if (!status.ok())
     return toCStatus(status);
   return finishLoad(instance, std::move(bytes), out_plan);

@@ -7,7 +7,7 @@
 namespace kiln::rt {
 namespace kp = kiln::plan;
 
-Status LoadedPlan::load(std::unique_ptr<FileMapping> bytes, const DeviceLimits &limits,
+Status LoadedPlan::load(std::unique_ptr<OwnedBytes> bytes, const DeviceLimits &limits,
                         std::unique_ptr<LoadedPlan> &out) {
   KILN_RETURN_IF_ERROR(verifyPlanStructure(bytes->data(), bytes->size()));
   const kp::Plan *root = kp::GetPlan(bytes->data());

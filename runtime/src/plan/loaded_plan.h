@@ -3,7 +3,7 @@
 #ifndef KILN_RUNTIME_PLAN_LOADED_PLAN_H
 #define KILN_RUNTIME_PLAN_LOADED_PLAN_H
 
-#include "base/file_mapping.h"
+#include "base/owned_bytes.h"
 #include "base/status.h"
 #include "plan/device_limits.h"
 
@@ -16,7 +16,7 @@ namespace kiln::rt {
 class LoadedPlan {
 public:
   /// Verifies `bytes` against `limits`; on success `out` owns them.
-  static Status load(std::unique_ptr<FileMapping> bytes, const DeviceLimits &limits,
+  static Status load(std::unique_ptr<OwnedBytes> bytes, const DeviceLimits &limits,
                      std::unique_ptr<LoadedPlan> &out);
 
   const kiln::plan::Plan &root() const { return *root_; }
@@ -34,7 +34,7 @@ public:
 
 private:
   LoadedPlan() = default;
-  std::unique_ptr<FileMapping> bytes_;
+  std::unique_ptr<OwnedBytes> bytes_;
   const kiln::plan::Plan *root_ = nullptr;
   uint32_t decodeIndex_ = 0;
   int32_t prefillIndex_ = -1;
