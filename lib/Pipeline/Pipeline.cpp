@@ -77,6 +77,7 @@ void addFusionPasses(OpPassManager &pm, const KilnPipelineOptions &options) {
   fuse.targetName = options.costTarget;
   fuse.targetFile = options.costTargetFile;
   fuse.fuse = options.fusion;
+  fuse.position = options.position;
   pm.addPass(stage::createKilnFuseDispatches(fuse));
 }
 

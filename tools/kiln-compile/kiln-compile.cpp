@@ -89,6 +89,11 @@ static cl::opt<bool> fusionReport("fusion-report",
                                   cl::desc("print each dispatch, its stages and estimated us, "
                                            "and the per-token total"),
                                   cl::init(false), cl::cat(kilnCategory));
+static cl::opt<int64_t> costPosition(
+    "position",
+    cl::desc("price attention (fusion and --fusion-report) at this session position: "
+             "min(position + 1, window) keys read (default -1: a full window)"),
+    cl::init(-1), cl::cat(kilnCategory));
 static cl::opt<bool> quiet("quiet", cl::desc("no progress lines on stderr"), cl::init(false),
                            cl::cat(kilnCategory));
 static cl::opt<int64_t> matvecRowsPerItem(
@@ -242,6 +247,9 @@ int main(int argc, char **argv) {
   if (fusion != "cost" && fusion != "none")
     return fail("--fusion: '" + fusion + "' is not one of cost, none");
   pipeline.fusion = fusion == "cost" && !noFusion;
+  if (costPosition < -1 || costPosition > (int64_t(1) << 31))
+    return fail("--position must be a session position in [0, 2^31] (or -1: a full window)");
+  pipeline.position = costPosition;
   std::string costTargetName = costTarget;
   if (costTargetName == "native" && targetFile.empty()) {
     auto native = nativeCostTarget(argv[0]);

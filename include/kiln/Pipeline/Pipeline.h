@@ -41,6 +41,9 @@ struct KilnPipelineOptions {
   /// --kiln-fuse-dispatches before convert-stage-to-gpu (docs/fusion.md);
   /// false keeps one stage per dispatch (estimates are still annotated).
   bool fusion = true;
+  /// The session position the cost model prices attention at; -1: a full
+  /// window (docs/cost-model.md).
+  int64_t position = -1;
   /// The cost model's target: a descriptor file, else a name in targets/.
   std::string costTargetFile;
   std::string costTarget = "h200";

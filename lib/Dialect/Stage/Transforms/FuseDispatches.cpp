@@ -123,11 +123,11 @@ SmallVector<DispatchOp> reorderRun(ArrayRef<DispatchOp> run) {
 
 /// The estimate of one kernel holding `stages` in `form` (no form: the
 /// stage's own grid), without its boundary.
-double kernelMicros(const cost::CostModel &model, ArrayRef<Operation *> stages,
-                    std::optional<FusionForm> form) {
+double kernelMicros(const cost::CostModel &model, const StageCostOptions &priced,
+                    ArrayRef<Operation *> stages, std::optional<FusionForm> form) {
   std::vector<cost::StageCost> costs;
   for (Operation *op : stages)
-    costs.push_back(stageCostOf(op));
+    costs.push_back(stageCostOf(op, priced));
   if (!form || *form == FusionForm::OneWorkgroup) {
     // One stage alone runs on its own grid; fused, everything is squeezed
     // into one workgroup (old-style dispatches of several single-workgroup
@@ -216,11 +216,12 @@ struct GroupChoice {
 
 /// The best legal form for stages of dispatches [i, j), if any.
 std::optional<GroupChoice> chooseForm(const cost::CostModel &model,
+                                      const StageCostOptions &priced,
                                       ArrayRef<DispatchOp> run, size_t i, size_t j,
                                       unsigned maxBindings) {
   if (j - i == 1) {
     DispatchOp d = run[i];
-    return GroupChoice{formOf(d), kernelMicros(model, stagesOf(d), formOf(d))};
+    return GroupChoice{formOf(d), kernelMicros(model, priced, stagesOf(d), formOf(d))};
   }
   SmallVector<Operation *> all;
   for (size_t k = i; k < j; ++k) {
@@ -257,7 +258,7 @@ std::optional<GroupChoice> chooseForm(const cost::CostModel &model,
       if (grid > 65535)
         continue;
     }
-    double t = kernelMicros(model, all, form);
+    double t = kernelMicros(model, priced, all, form);
     if (!best || t < best->micros)
       best = GroupChoice{form, t};
   }
@@ -288,14 +289,14 @@ void mergeGroup(ArrayRef<DispatchOp> group, std::optional<FusionForm> form) {
 
 /// Chooses the partition of one run and merges its groups.
 void fuseRun(ArrayRef<DispatchOp> run, const cost::CostModel &model,
-             unsigned maxGroup, unsigned maxBindings) {
+             const StageCostOptions &priced, unsigned maxGroup, unsigned maxBindings) {
   // Memoised: the DP asks each (i, j) for legality and then for its cost.
   std::map<std::pair<size_t, size_t>, std::optional<GroupChoice>> memo;
   auto choice = [&](size_t i, size_t j) -> const std::optional<GroupChoice> & {
     auto key = std::make_pair(i, j);
     auto it = memo.find(key);
     if (it == memo.end())
-      it = memo.emplace(key, chooseForm(model, run, i, j, maxBindings)).first;
+      it = memo.emplace(key, chooseForm(model, priced, run, i, j, maxBindings)).first;
     return it->second;
   };
   double boundary = model.target().boundaryMicros;
@@ -314,7 +315,8 @@ void fuseRun(ArrayRef<DispatchOp> run, const cost::CostModel &model,
 /// Sets stage.estimated_us on every dispatch of the run: its kernel plus a
 /// boundary, without a barrier when it conflicts with no dispatch since the
 /// last barrier (the plan writer's rule, docs/pipeline.md).
-void annotate(ArrayRef<DispatchOp> run, const cost::CostModel &model) {
+void annotate(ArrayRef<DispatchOp> run, const cost::CostModel &model,
+              const StageCostOptions &priced) {
   SmallVector<DispatchOp> sinceBarrier;
   for (DispatchOp d : run) {
     bool independent = !sinceBarrier.empty() &&
@@ -325,7 +327,7 @@ void annotate(ArrayRef<DispatchOp> run, const cost::CostModel &model) {
       sinceBarrier.clear();
     sinceBarrier.push_back(d);
     const cost::TargetDesc &t = model.target();
-    double micros = kernelMicros(model, stagesOf(d), formOf(d)) +
+    double micros = kernelMicros(model, priced, stagesOf(d), formOf(d)) +
                     (independent ? t.boundaryNoBarrierMicros : t.boundaryMicros);
     // Nanosecond resolution keeps the printed attribute short.
     micros = std::round(micros * 1000.0) / 1000.0;
@@ -356,6 +358,8 @@ struct KilnFuseDispatchesPass
     }
     std::unique_ptr<cost::CostModel> model =
         cost::createAnalyticalCostModel(*target);
+    StageCostOptions priced;
+    priced.position = position;
 
     SmallVector<FunctionOpInterface> funcs;
     module.walk([&](FunctionOpInterface f) { funcs.push_back(f); });
@@ -367,12 +371,12 @@ struct KilnFuseDispatchesPass
         if (!fuse)
           continue;
         SmallVector<DispatchOp> ordered = reorder ? reorderRun(run) : run;
-        fuseRun(ordered, *model, maxGroup, maxBindings);
+        fuseRun(ordered, *model, priced, maxGroup, maxBindings);
       }
       if (replan)
         replanScratchSlots(f);
       for (SmallVector<DispatchOp> &run : dispatchRuns(f))
-        annotate(run, *model);
+        annotate(run, *model, priced);
     }
     module->setAttr(kTargetNameAttr, StringAttr::get(&getContext(), target->name));
     if (emitReport)

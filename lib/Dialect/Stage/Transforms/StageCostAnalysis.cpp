@@ -66,6 +66,17 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
       c.bytesRead += bytesOf(v);
   }
   const int64_t row = options.rowWorkgroupSize;
+  // The ring rows attention reads at options.position (all of them when it
+  // is negative); the rings' bytes are priced for those rows only.
+  auto ringKeys = [&](Value kRing, Value vRing) {
+    int64_t rows = dimOf(kRing, 1);
+    if (options.position < 0 || rows <= 0)
+      return rows;
+    int64_t keys = std::min<int64_t>(options.position + 1, rows);
+    uint64_t whole = bytesOf(kRing) + bytesOf(vRing);
+    c.bytesRead -= whole - whole / uint64_t(rows) * uint64_t(keys);
+    return keys;
+  };
   llvm::TypeSwitch<Operation *>(stage)
       .Case([&](MatVecOp op) {
         int64_t work = op.getRows() * op.getColumns();
@@ -148,12 +159,15 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
       })
       .Case([&](AttentionOp op) {
         int64_t hd = dimOf(op.getKRing(), 2), heads = elements(op.getQRot()) / hd;
-        c.flops = uint64_t(4 * heads * op.getMaxKeys() * hd);
+        int64_t rows = dimOf(op.getKRing(), 1);
+        int64_t keys = std::min<int64_t>(
+            op.getMaxKeys(), op.getMaxKeys() - rows + ringKeys(op.getKRing(), op.getVRing()));
+        c.flops = uint64_t(4 * heads * keys * hd);
         c.workgroups = uint64_t(heads);
       })
       .Case([&](WindowAttentionOp op) {
         int64_t hd = dimOf(op.getKRing(), 2), heads = elements(op.getQ()) / hd;
-        int64_t keys = static_cast<int64_t>(op.getWindow()) + op.getNumSinks();
+        int64_t keys = ringKeys(op.getKRing(), op.getVRing()) + op.getNumSinks();
         c.flops = uint64_t(4 * heads * keys * hd);
         c.workgroups = uint64_t(heads);
       })

@@ -65,7 +65,9 @@ def KilnFuseDispatches : Pass<"kiln-fuse-dispatches", "::mlir::ModuleOp"> {
     Option<"fuse", "fuse", "bool", /*default=*/"true",
            "Merge dispatches; false only annotates the estimates (one stage per dispatch)">,
     Option<"emitReport", "emit-report", "bool", /*default=*/"false",
-           "Emit the fusion report (formatFusionReport) as a remark">
+           "Emit the fusion report (formatFusionReport) as a remark">,
+    Option<"position", "position", "int64_t", /*default=*/"-1",
+           "Session position the attention stages are priced at (keys read: min(position + 1, ring)); negative: a full window">
   ];
 }
 

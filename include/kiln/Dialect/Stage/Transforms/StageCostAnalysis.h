@@ -21,6 +21,10 @@ class DispatchOp;
 /// Launch shapes convert-stage-to-gpu uses by default (its pass options).
 struct StageCostOptions {
   int64_t rowWorkgroupSize = 64;
+  /// The session position attention is priced at: its key and value rings
+  /// are read for min(position + 1, ring rows) keys (sinks included).
+  /// Negative: a full window, the cost a long session settles at.
+  int64_t position = -1;
 };
 
 /// Bytes read (every operand the stage reads, weights whole: the worst
