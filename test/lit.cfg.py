@@ -27,3 +27,8 @@ if shutil.which("spirv-val"):
     config.available_features.add("spirv-val")
 if shutil.which("spirv-cross"):
     config.available_features.add("spirv-cross")
+# The Khronos validation layer (vulkan-validationlayers), where the loader finds it.
+if any(os.path.exists(os.path.join(d, "VkLayer_khronos_validation.json"))
+       for d in ("/usr/share/vulkan/explicit_layer.d", "/usr/local/share/vulkan/explicit_layer.d",
+                 "/etc/vulkan/explicit_layer.d")):
+    config.available_features.add("vulkan-validation")

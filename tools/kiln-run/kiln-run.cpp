@@ -37,6 +37,9 @@ const char *kUsage =
     "  --stats               print dispatches, barriers, bytes and ms per token\n"
     "  --profile             print GPU time per dispatch of the decode program\n"
     "  --no-weight-check     do not scan the weights for NaN/Inf at load (faster start)\n"
+    "  --validate            run under the Khronos validation layer (synchronization\n"
+    "                        validation on) when installed; its errors go to stderr as\n"
+    "                        'kiln: vulkan validation error: ...'\n"
     "  --wait auto|poll|block  how to wait for the device: poll the fence (a busy core, no\n"
     "                        driver sleep) or block in the driver; auto (default) polls\n"
     "                        on a GPU and blocks on a CPU device\n"
@@ -65,6 +68,7 @@ struct Arguments {
   uint64_t seed = 0;
   bool stats = false, profile = false, printLogprobs = false, listDevices = false, help = false;
   bool noWeightCheck = false;
+  bool validate = false;
   kiln_wait_mode_t waitMode = KILN_WAIT_AUTO;
   long tokensPerSubmit = 16;
   bool forceProgress = false, quiet = false;
@@ -129,6 +133,8 @@ bool parseArguments(int argc, char **argv, Arguments &args) {
       args.stats = true;
     } else if (flag == "--no-weight-check") {
       args.noWeightCheck = true;
+    } else if (flag == "--validate") {
+      args.validate = true;
     } else if (flag == "--wait") {
       if (!value(text)) return false;
       const std::string mode = text;
@@ -257,6 +263,7 @@ int run(const Arguments &args) {
   Handles handles;
   kiln_instance_options_t instanceOptions;
   kiln_instance_options_init(&instanceOptions);
+  instanceOptions.enable_validation = args.validate ? 1 : 0;
   long index = -1;
   char *end = nullptr;
   if (!args.device.empty()) {
