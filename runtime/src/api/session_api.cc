@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <type_traits>
 
 using namespace kiln::rt;
 
@@ -45,7 +46,12 @@ kiln_status_t kiln_session_create(kiln_plan_t *plan, const kiln_session_options_
                                      std::to_string(options->tokens_per_submit) +
                                      " is above 4096"));
   sessionOptions.tokensPerSubmit = std::max(1u, options->tokens_per_submit);
-  switch (options->wait_mode) {
+  // Read as its integer: a caller's out-of-range value (C lets any int through) must
+  // be an error here, and loading it as the enum would be undefined behaviour.
+  std::underlying_type_t<kiln_wait_mode_t> waitMode;
+  static_assert(sizeof waitMode == sizeof options->wait_mode);
+  std::memcpy(&waitMode, &options->wait_mode, sizeof waitMode);
+  switch (waitMode) {
   case KILN_WAIT_AUTO:
     sessionOptions.spinWait = plan->instance->device.physical().type != VK_PHYSICAL_DEVICE_TYPE_CPU;
     break;
@@ -53,7 +59,7 @@ kiln_status_t kiln_session_create(kiln_plan_t *plan, const kiln_session_options_
   case KILN_WAIT_BLOCK: sessionOptions.spinWait = false; break;
   default:
     return toCStatus(invalidArgument("kiln_session_create: wait_mode " +
-                                     std::to_string(static_cast<int>(options->wait_mode)) +
+                                     std::to_string(waitMode) +
                                      " is not a kiln_wait_mode_t"));
   }
   // A measurement knob, not an API: how fast the GPU runs decode programs back to back
