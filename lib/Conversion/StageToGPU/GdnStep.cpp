@@ -60,22 +60,32 @@ void buildKernel(stage::GdnStepOp op, KernelBuilder &kb) {
                     kb.load(kb.buffer(op.getDtBias()), {head}));
   Value bGate = kb.load(kb.buffer(op.getB()), {head});
   Value norm = kb.buffer(op.getNorm()), z = kb.buffer(op.getZ());
-  SmallVector<Value> heldRows, heldInRange, heldCells;
+  // The thread's state rows of column j, all loaded at once: the row index
+  // (clamped into the state), whether it lies in it (null: always), the cell.
+  struct HeldRows {
+    SmallVector<Value> rows, inRange, cells;
+  };
+  auto loadHeldRows = [&](Value j) {
+    HeldRows held;
+    for (int64_t r = 0; r < rowsPerThread; ++r) {
+      Value i = kb.add(slice, kb.index(r * slices));
+      Value ok = (r + 1) * slices > dk ? kb.ult(i, kb.index(dk)) : Value();
+      Value at = ok ? kb.min(i, kb.index(dk - 1)) : i;
+      Value cell = kb.load(state, {head, at, j});
+      held.rows.push_back(at);
+      held.inRange.push_back(ok);
+      held.cells.push_back(ok ? kb.select(ok, cell, kb.f32(0.0f)) : cell);
+    }
+    return held;
+  };
+  HeldRows preloaded;
   Value heldV, heldZ, heldNorm;
   if (preload) {
     Value j = kb.min(lane, kb.index(dv - 1));
     heldV = kb.load(qkv, {kb.add(vBase, j)});
     heldZ = kb.load(z, {kb.add(oBase, j)});
     heldNorm = kb.load(norm, {j});
-    for (int64_t r = 0; r < rowsPerThread; ++r) {
-      Value i = kb.add(slice, kb.index(r * slices));
-      Value ok = (r + 1) * slices > dk ? kb.ult(i, kb.index(dk)) : Value();
-      Value at = ok ? kb.min(i, kb.index(dk - 1)) : i;
-      Value cell = kb.load(state, {head, at, j});
-      heldRows.push_back(at);
-      heldInRange.push_back(ok);
-      heldCells.push_back(ok ? kb.select(ok, cell, kb.f32(0.0f)) : cell);
-    }
+    preloaded = loadHeldRows(j);
   }
 
   SmallVector<Value> squares = kb.forLoop(
@@ -123,21 +133,10 @@ void buildKernel(stage::GdnStepOp op, KernelBuilder &kb) {
     if (held) {
       // The thread's state rows stay in registers between the two sums, all
       // loaded at once (a loop waited for each: 18 us a layer on the H200).
-      SmallVector<Value> rows, inRange, cells, keys, kvTerms;
+      HeldRows held = preload ? preloaded : loadHeldRows(j);
+      SmallVector<Value> &rows = held.rows, &inRange = held.inRange, &cells = held.cells;
+      SmallVector<Value> keys, kvTerms;
       for (int64_t r = 0; r < rowsPerThread; ++r) {
-        if (preload) {
-          rows.push_back(heldRows[r]);
-          inRange.push_back(heldInRange[r]);
-          cells.push_back(heldCells[r]);
-        } else {
-          Value i = kb.add(slice, kb.index(r * slices));
-          Value ok = (r + 1) * slices > dk ? kb.ult(i, kb.index(dk)) : Value();
-          Value at = ok ? kb.min(i, kb.index(dk - 1)) : i;
-          Value cell = kb.load(state, {head, at, j});
-          rows.push_back(at);
-          inRange.push_back(ok);
-          cells.push_back(ok ? kb.select(ok, cell, kb.f32(0.0f)) : cell);
-        }
         keys.push_back(kb.load(kHat, {rows[r]}));
         kvTerms.push_back(kb.fmul(cells[r], keys[r]));
       }

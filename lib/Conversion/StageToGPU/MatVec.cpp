@@ -224,17 +224,10 @@ public:
     return x;
   }
 
-  /// This thread's partials of the item's rows.
-  SmallVector<Value> partials(const Item &it) {
-    return stridedRowDots(kb, op.getFormat(), op.getColumns(), it.weightRows,
-                          kb.add(it.first, kb.threadId()), it.end, kb.getWorkgroupSize(),
-                          [&](Value column) { return inputAt(column); }, loadsInFlight());
-  }
-
-  /// This thread's partials of the item's rows of several mat-vecs that walk
-  /// the same items (sameItems): one pass over the columns, every row's loads
-  /// in flight together, each mat-vec's activations formed once a group
-  /// (once for all of them where they share their input).
+  /// This thread's partials of the item's rows of one mat-vec, or of several
+  /// that walk the same items (sameItems): one pass over the columns, every
+  /// row's loads in flight together, each mat-vec's activations formed once
+  /// a group (once for all of them where they share their input).
   static SmallVector<Value> partials(MutableArrayRef<MatVecRows> matvecs,
                                      ArrayRef<Item> items) {
     SmallVector<std::function<Value(Value)>> inputs;
@@ -242,9 +235,9 @@ public:
     SmallVector<std::pair<Value, Value>> weightRows;
     for (auto [i, m] : llvm::enumerate(matvecs)) {
       unsigned input = inputs.size();
-      for (size_t j = 0; j < i; ++j)
+      for (size_t j = 0; j < i && input == inputs.size(); ++j)
         if (matvecs[j].sharesInput(m))
-          input = std::min(input, inputOfMatvec[j]);
+          input = inputOfMatvec[j];
       if (input == inputs.size()) {
         MatVecRows *self = &m;
         inputs.push_back([self](Value column) { return self->inputAt(column); });
@@ -295,7 +288,7 @@ public:
   /// stores the block's row r.
   Value emitItem(Value item) {
     Item it = itemAt(item);
-    return store(it, kb.reduceMany(partials(it)));
+    return store(it, kb.reduceMany(partials(MutableArrayRef<MatVecRows>(*this), it)));
   }
 
   /// Whether `other` walks the same items (rows, chunks, packed columns), so

@@ -284,8 +284,8 @@ Status checkKernels(const kp::Plan &plan, const DeviceLimits &limits) {
       return unavailable("plan " + path + ": needs subgroup features " + featureNames(missing) +
                          " the device lacks");
 
-    std::set<uint32_t> bindingSlots;
-    // binding number -> (uniform, bytes bound), for the shader's own list below.
+    // binding number -> (uniform, bytes bound): duplicates are refused here, and the
+    // shader's own list is checked against it below.
     std::map<uint32_t, std::pair<bool, uint64_t>> bound;
     uint32_t storageCount = 0, uniformCount = 0;
     size_t bindingCount = kernel->bindings() ? kernel->bindings()->size() : 0;
@@ -297,7 +297,8 @@ Status checkKernels(const kp::Plan &plan, const DeviceLimits &limits) {
         return bad(bpath, "binding " + std::to_string(binding->binding()) +
                               " out of range (a kernel's bindings are numbered 0.." +
                               std::to_string(kMaxBindingNumber) + ")");
-      if (!bindingSlots.insert(binding->binding()).second)
+      auto [slot, fresh] = bound.try_emplace(binding->binding());
+      if (!fresh)
         return bad(bpath, "binding " + std::to_string(binding->binding()) + " used twice");
       if (binding->access() > kp::Access::MAX || binding->kind() > kp::DescriptorKind::MAX)
         return bad(bpath, "unknown access or descriptor kind");
@@ -325,7 +326,7 @@ Status checkKernels(const kp::Plan &plan, const DeviceLimits &limits) {
         return bad(bpath, "writes weight buffer " + std::to_string(binding->buffer()));
       if (uniform && binding->access() != kp::Access::Read)
         return bad(bpath, "a uniform binding is read-only");
-      bound[binding->binding()] = {uniform, range};
+      slot->second = {uniform, range};
     }
     // Every buffer the shader declares must be bound, as its kind, with at least the
     // bytes its type spans (a runtime-sized one: at least one element, checked above).

@@ -159,9 +159,9 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
       })
       .Case([&](AttentionOp op) {
         int64_t hd = dimOf(op.getKRing(), 2), heads = elements(op.getQRot()) / hd;
-        int64_t rows = dimOf(op.getKRing(), 1);
-        int64_t keys = std::min<int64_t>(
-            op.getMaxKeys(), op.getMaxKeys() - rows + ringKeys(op.getKRing(), op.getVRing()));
+        // Sinks stay; the ring holds only the keys read at the position.
+        int64_t unread = dimOf(op.getKRing(), 1) - ringKeys(op.getKRing(), op.getVRing());
+        int64_t keys = op.getMaxKeys() - unread;
         c.flops = uint64_t(4 * heads * keys * hd);
         c.workgroups = uint64_t(heads);
       })
