@@ -120,11 +120,11 @@ void applyTarget(ModuleOp module, const cost::TargetDesc &desc,
   options.reduceWorkgroupSize = size;
   options.rowWorkgroupSize = std::min<int64_t>(64, desc.maxWorkgroupSize);
   options.headWorkgroupSize = std::min<int64_t>(64, size);
-  // Attention spreads a head's keys over its workgroup: the largest the target
-  // allows, at most 1024 (on the H200 1024 threads take a full window's
-  // attention from 158 to 76 us a layer, docs/performance.md).
+  // Attention is split over workgroups (a block of keys, a slice of head
+  // dims), each needing no more than 256 threads: the largest power of two
+  // the target allows, at most that.
   int64_t attention = 1;
-  while (attention * 2 <= static_cast<int64_t>(desc.maxWorkgroupSize) && attention * 2 <= 1024)
+  while (attention * 2 <= static_cast<int64_t>(desc.maxWorkgroupSize) && attention * 2 <= 256)
     attention *= 2;
   options.attentionWorkgroupSize = attention;
   options.subgroupReduce = desc.subgroupArithmetic;

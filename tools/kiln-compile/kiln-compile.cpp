@@ -123,9 +123,9 @@ static cl::opt<int64_t> reduceWorkgroupSize(
 
 static cl::opt<int64_t> attentionWorkgroupSize(
     "attention-workgroup-size",
-    cl::desc("tuning: threads of an attention workgroup (a workgroup per query head); a power "
-             "of two within the target's max_workgroup_size (default 0: the largest such, at "
-             "most 1024)"),
+    cl::desc("tuning: threads of a key_scores / attention workgroup (a block of keys, a "
+             "slice of head dims), at most 256 used; a power of two within the target's "
+             "max_workgroup_size (default 0: the largest such, at most 256)"),
     cl::init(0), cl::cat(kilnCategory));
 
 namespace {

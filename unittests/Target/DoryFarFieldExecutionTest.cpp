@@ -46,6 +46,21 @@ constexpr int64_t kHd = 24, kCap = 8, kWindow = 5, kM = 3, kGroup = 3;
 constexpr float kScale = 4.898979f; // sqrt(24), the config default
 constexpr float kEps = 1e-6f;
 
+/// A one-dispatch module of stage.key_scores: `heads` query heads of kHd over
+/// `ring` ([kvh, cap, kHd]), sink keys of type `sinks` (empty: none), scores
+/// [heads, keys], Dory's window.
+std::string keyScoresSource(int64_t heads, const std::string &ring, const std::string &sinks,
+                            int64_t keys, int64_t window) {
+  std::string q = "memref<" + std::to_string(heads * kHd) + "xf32>";
+  std::string scores = "memref<" + std::to_string(heads) + "x" + std::to_string(keys) + "xf32>";
+  return "func.func @f(%q: " + q + ", %kr: " + ring + (sinks.empty() ? "" : ", %sk: " + sinks) +
+         ", %p: memref<4xi32>, %s: " + scores + ") {\n  stage.dispatch \"scores\" {\n"
+         "    stage.key_scores q(%q : " + q + ") k_ring(%kr : " + ring + ")" +
+         (sinks.empty() ? "" : " sink_k(%sk : " + sinks + ")") +
+         " params(%p : memref<4xi32>) scores(%s : " + scores + ") {scale = 4.898979 : f32, window = " +
+         std::to_string(window) + " : i64}\n  }\n  return\n}";
+}
+
 struct Rng {
   std::mt19937 gen{4321};
   std::vector<float> uniform(size_t n, float lo = -1.0f, float hi = 1.0f) {
@@ -110,6 +125,18 @@ public:
               "");
   }
 
+  /// Runs stage.key_scores (the kernel a plan runs before window_attention)
+  /// and returns its scores: `sinkK` empty when there are no sinks.
+  Bytes scoresOf(const Kernel &scoring, const Bytes &q, const Bytes &kRing,
+                 const Bytes &sinkK, const Bytes &params, size_t scoreCount) {
+    std::vector<Bytes> b = {q, kRing};
+    if (!sinkK.empty())
+      b.push_back(sinkK);
+    b.insert(b.end(), {params, bytesOf(std::vector<float>(scoreCount, 0.0f))});
+    run(scoring, b);
+    return b.back();
+  }
+
   /// Max |gpu − ref| / max(1, |ref|), printed as the measured figure.
   static float expectNear(const std::vector<float> &gpu,
                           const std::vector<float> &ref, float tolerance,
@@ -139,12 +166,12 @@ std::string DoryFarFieldExecution::setupError;
 //===----------------------------------------------------------------------===//
 
 const char *kWindowAttention = R"(
-func.func @f(%q: memref<144xf32>, %kr: memref<2x8x24xf32>, %vr: memref<2x8x24xf32>,SINKARGS
+func.func @f(%q: memref<144xf32>, %sc: memref<6xSCORESxf32>, %vr: memref<2x8x24xf32>,SINKARGS
              %g: memref<144xf32>, %sg: memref<144xf32>, %p: memref<4xi32>,
              %l: memref<2x3x24xf32>, %m: memref<2x3x3xf32>, %s: memref<2x3x26xf32>,
              %meta: memref<6xi32>, %o: memref<144xf32>) {
   stage.dispatch "window_attention" {
-    stage.window_attention q(%q : memref<144xf32>) k_ring(%kr : memref<2x8x24xf32>)
+    stage.window_attention q(%q : memref<144xf32>) scores(%sc : memref<6xSCORESxf32>)
         v_ring(%vr : memref<2x8x24xf32>)SINKS gate(%g : memref<144xf32>)
         gate_scale(%sg : memref<144xf32>) params(%p : memref<4xi32>)
         far(%l, %m, %s, %meta : memref<2x3x24xf32>, memref<2x3x3xf32>,
@@ -153,6 +180,11 @@ func.func @f(%q: memref<144xf32>, %kr: memref<2x8x24xf32>, %vr: memref<2x8x24xf3
   }
   return
 })";
+
+/// The two kernels of a window attention: its key scores, then the rest.
+struct WindowAttention {
+  Kernel scoring, attend;
+};
 
 /// A KV head's far field as the reference holds it, and its GPU layout.
 struct FarField {
@@ -166,7 +198,7 @@ struct FarField {
 /// With `sinks` > 0 the kernel takes that many sink keys per KV head, first
 /// in the near set (as DorySession hands them to attendNearFar).
 float checkWindowAttention(DoryFarFieldExecution *test, Rng &rng,
-                           const Kernel &kernel, int64_t pos, bool rectify,
+                           const WindowAttention &kernel, int64_t pos, bool rectify,
                            int64_t pushes,
                            const std::function<void(FarField &)> &tamper,
                            const char *what, int64_t sinks = 0) {
@@ -227,14 +259,17 @@ float checkWindowAttention(DoryFarFieldExecution *test, Rng &rng,
   std::vector<float> sinkK = rng.uniform(kvh * sinks * kHd, -0.6f, 0.6f),
                      sinkV = rng.uniform(kvh * sinks * kHd);
   std::vector<int32_t> params = {0, static_cast<int32_t>(pos), 0, 0};
-  std::vector<Bytes> buffers = {bytesOf(q), bytesOf(kRing), bytesOf(vRing)};
+  Bytes scores = test->scoresOf(kernel.scoring, bytesOf(q), bytesOf(kRing),
+                                sinks > 0 ? bytesOf(sinkK) : Bytes(), bytesOf(params),
+                                size_t(qh * (sinks + kWindow)));
+  std::vector<Bytes> buffers = {bytesOf(q), scores, bytesOf(vRing)};
   if (sinks > 0)
-    buffers.insert(buffers.end(), {bytesOf(sinkK), bytesOf(sinkV)});
+    buffers.push_back(bytesOf(sinkV));
   buffers.insert(buffers.end(),
                  {bytesOf(gate), bytesOf(gateScale), bytesOf(params),
                   bytesOf(landmarks), bytesOf(inverse), bytesOf(sums),
                   bytesOf(meta), bytesOf(std::vector<float>(qh * kHd, -9.0f))});
-  test->run(kernel, buffers);
+  test->run(kernel.attend, buffers);
 
   std::vector<float> expected(qh * kHd);
   const int64_t low = std::max<int64_t>(0, pos + 1 - kWindow);
@@ -261,33 +296,38 @@ float checkWindowAttention(DoryFarFieldExecution *test, Rng &rng,
                                            expected, 2e-5f, what);
 }
 
-std::string windowAttentionSource(bool rectify, int64_t sinks = 0) {
+WindowAttention compileWindowAttention(DoryFarFieldExecution *test, bool rectify,
+                                       int64_t sinks = 0) {
   std::string s = kWindowAttention;
   s.replace(s.find("RECTIFY"), 7, rectify ? ", rectify" : "");
   std::string type = "memref<2x" + std::to_string(sinks) + "x24xf32>";
-  s.replace(s.find("SINKARGS"), 8,
-            sinks ? " %sk: " + type + ", %sv: " + type + "," : "");
-  s.replace(s.find("SINKS"), 5,
-            sinks ? " sinks(%sk, %sv : " + type + ", " + type + ")" : "");
-  return s;
+  s.replace(s.find("SINKARGS"), 8, sinks ? " %sv: " + type + "," : "");
+  s.replace(s.find("SINKS"), 5, sinks ? " sink_v(%sv : " + type + ")" : "");
+  const std::string keys = std::to_string(sinks + kWindow);
+  for (size_t at; (at = s.find("SCORES")) != std::string::npos;)
+    s.replace(at, 6, keys);
+  return {test->compile(keyScoresSource(2 * kGroup, "memref<2x8x24xf32>",
+                                        sinks ? type : "", sinks + kWindow, kWindow)),
+          test->compile(s)};
 }
 
 TEST_F(DoryFarFieldExecution, WindowAttentionNearPlusFarRectified) {
-  Kernel kernel = compile(windowAttentionSource(true));
+  WindowAttention kernel = compileWindowAttention(this, true);
   checkWindowAttention(this, rng, kernel, /*pos=*/11, true, /*pushes=*/9,
                        nullptr, "window_attention near+far, rectify");
 }
 
 TEST_F(DoryFarFieldExecution, WindowAttentionNearPlusFarSignedWeights) {
-  Kernel kernel = compile(windowAttentionSource(false));
+  WindowAttention kernel = compileWindowAttention(this, false);
   checkWindowAttention(this, rng, kernel, /*pos=*/13, false, /*pushes=*/4,
                        nullptr, "window_attention near+far, no rectify");
 }
 
-// Sinks (issue 15): 70 per KV head, more than the 64 lanes, so the sink walk
-// strides too; with the far field, then before anything is folded.
+// Sinks (issue 15): 70 per KV head, more than the 32 key slices of a value
+// workgroup, so each lane's sink walk strides too; with the far field, then
+// before anything is folded.
 TEST_F(DoryFarFieldExecution, WindowAttentionSinksFirstInTheNearSet) {
-  Kernel kernel = compile(windowAttentionSource(true, 70));
+  WindowAttention kernel = compileWindowAttention(this, true, 70);
   checkWindowAttention(this, rng, kernel, /*pos=*/11, true, /*pushes=*/9,
                        nullptr, "window_attention sinks+near+far", 70);
   checkWindowAttention(this, rng, kernel, /*pos=*/1, true, /*pushes=*/0,
@@ -296,14 +336,14 @@ TEST_F(DoryFarFieldExecution, WindowAttentionSinksFirstInTheNearSet) {
 }
 
 TEST_F(DoryFarFieldExecution, WindowAttentionNothingFoldedIsPlainSoftmax) {
-  Kernel kernel = compile(windowAttentionSource(true));
+  WindowAttention kernel = compileWindowAttention(this, true);
   // Position 2: a short window (3 keys), and nothing folded yet.
   checkWindowAttention(this, rng, kernel, /*pos=*/2, true, /*pushes=*/0,
                        nullptr, "window_attention near only (nothing folded)");
 }
 
 TEST_F(DoryFarFieldExecution, WindowAttentionNegativeFarMassDropsTheFarPart) {
-  Kernel kernel = compile(windowAttentionSource(false));
+  WindowAttention kernel = compileWindowAttention(this, false);
   // M = −I makes every u_b negative, so the far mass is negative and the
   // reference (and the seed) drop the far part; the exponent c still counts.
   checkWindowAttention(this, rng, kernel, /*pos=*/9, false, /*pushes=*/6,
@@ -316,13 +356,15 @@ TEST_F(DoryFarFieldExecution, WindowAttentionNegativeFarMassDropsTheFarPart) {
 }
 
 TEST_F(DoryFarFieldExecution, WindowAttentionWithoutFarOperandsLongWindow) {
-  // A window longer than the 64-lane workgroup: the score walk strides.
+  // A window longer than a workgroup's block of keys: the scores spread
+  // over several workgroups, and the weight walk strides.
   const int64_t qh = 3, cap = 100, window = 90, pos = 130;
+  Kernel scoring = compile(keyScoresSource(qh, "memref<1x100x24xf32>", "", window, window));
   Kernel kernel = compile(R"(
-func.func @f(%q: memref<72xf32>, %kr: memref<1x100x24xf32>, %vr: memref<1x100x24xf32>,
+func.func @f(%q: memref<72xf32>, %sc: memref<3x90xf32>, %vr: memref<1x100x24xf32>,
              %g: memref<72xf32>, %sg: memref<72xf32>, %p: memref<4xi32>, %o: memref<72xf32>) {
   stage.dispatch "window_attention" {
-    stage.window_attention q(%q : memref<72xf32>) k_ring(%kr : memref<1x100x24xf32>)
+    stage.window_attention q(%q : memref<72xf32>) scores(%sc : memref<3x90xf32>)
         v_ring(%vr : memref<1x100x24xf32>) gate(%g : memref<72xf32>)
         gate_scale(%sg : memref<72xf32>) params(%p : memref<4xi32>)
         out(%o : memref<72xf32>) {window = 90 : i64, scale = 4.898979 : f32}
@@ -337,7 +379,9 @@ func.func @f(%q: memref<72xf32>, %kr: memref<1x100x24xf32>, %vr: memref<1x100x24
   std::vector<float> q = rng.uniform(qh * kHd), gate = rng.uniform(qh * kHd),
                      gateScale = rng.uniform(qh * kHd);
   std::vector<int32_t> params = {0, pos, 0, 0};
-  std::vector<Bytes> buffers = {bytesOf(q), bytesOf(kRing), bytesOf(vRing),
+  Bytes scores = scoresOf(scoring, bytesOf(q), bytesOf(kRing), Bytes(), bytesOf(params),
+                          size_t(qh * window));
+  std::vector<Bytes> buffers = {bytesOf(q), scores, bytesOf(vRing),
                                 bytesOf(gate), bytesOf(gateScale), bytesOf(params),
                                 bytesOf(std::vector<float>(qh * kHd))};
   run(kernel, buffers);
@@ -355,7 +399,7 @@ func.func @f(%q: memref<72xf32>, %kr: memref<1x100x24xf32>, %vr: memref<1x100x24
           head[d] * kiln::ref::sigmoid(gate[hq * kHd + d] * gateScale[hq * kHd + d]);
   }
   expectNear(valuesOf<float>(buffers[6]), expected, 2e-5f,
-             "window_attention window 90 > workgroup 64");
+             "window_attention window 90 over several score blocks");
 }
 
 //===----------------------------------------------------------------------===//
@@ -588,14 +632,14 @@ TEST_F(DoryFarFieldExecution, DecodeStepsFoldAndAttendLikeTheReference) {
 func.func @f(%q: memref<72xf32>, %kr: memref<1x5x24xf32>, %vr: memref<1x5x24xf32>,
              %g: memref<72xf32>, %sg: memref<72xf32>, %p: memref<4xi32>,
              %l: memref<1x3x24xf32>, %m: memref<1x3x3xf32>, %s: memref<1x3x26xf32>,
-             %meta: memref<3xi32>, %o: memref<72xf32>) {
+             %meta: memref<3xi32>, %o: memref<72xf32>, %sc: memref<3x5xf32>) {
   stage.dispatch "step" {
 )") + body + R"(
   }
   return
 })";
   };
-  // Every kernel binds the same 11 buffers (unused ones are not bound:
+  // The module declares the same 12 buffers for every kernel (unused ones are not bound:
   // each module names only what its stage uses, so the lists differ).
   Kernel capture = compile(module(
       "stage.landmark_capture q(%q : memref<72xf32>) params(%p : memref<4xi32>) "
@@ -609,8 +653,9 @@ func.func @f(%q: memref<72xf32>, %kr: memref<1x5x24xf32>, %vr: memref<1x5x24xf32
       "params(%p : memref<4xi32>) landmarks(%l : memref<1x3x24xf32>) "
       "far_sums(%s : memref<1x3x26xf32>) far_meta(%meta : memref<3xi32>) "
       "{window = 5 : i64, scale = 4.898979 : f32}"));
+  Kernel scoring = compile(keyScoresSource(qh, "memref<1x5x24xf32>", "", window, window));
   Kernel attend = compile(module(
-      "stage.window_attention q(%q : memref<72xf32>) k_ring(%kr : memref<1x5x24xf32>) "
+      "stage.window_attention q(%q : memref<72xf32>) scores(%sc : memref<3x5xf32>) "
       "v_ring(%vr : memref<1x5x24xf32>) gate(%g : memref<72xf32>) "
       "gate_scale(%sg : memref<72xf32>) params(%p : memref<4xi32>) "
       "far(%l, %m, %s, %meta : memref<1x3x24xf32>, memref<1x3x3xf32>, memref<1x3x26xf32>, memref<3xi32>) "
@@ -662,8 +707,9 @@ func.func @f(%q: memref<72xf32>, %kr: memref<1x5x24xf32>, %vr: memref<1x5x24xf32
       sums = c[3];
       meta = c[4];
     }
-    // 4. The attention.
-    std::vector<Bytes> b = {bytesOf(q), kRing, vRing, bytesOf(gate), bytesOf(gateScale),
+    // 4. The attention: its key scores, then the rest.
+    Bytes scores = scoresOf(scoring, bytesOf(q), kRing, Bytes(), params, size_t(qh * window));
+    std::vector<Bytes> b = {bytesOf(q), scores, vRing, bytesOf(gate), bytesOf(gateScale),
                             params, landmarks, inverse, sums, meta,
                             bytesOf(std::vector<float>(qh * kHd))};
     run(attend, b);

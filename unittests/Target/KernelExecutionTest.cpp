@@ -464,8 +464,9 @@ func.func @f(%cq: memref<84xf32>, %z: memref<60xf32>, %a: memref<3xf32>, %b: mem
   expectNear(valuesOf<float>(buffers[8]), out, 1e-4f, "gdn output");
 }
 
-/// stage.attention on random rings against a direct evaluation: `groupWindows`
-/// (one per KV head) bound the ring keys, the e^-16 floor drops keys.
+/// stage.key_scores, then stage.attention, on random rings against a direct
+/// evaluation: `groupWindows` (one per KV head) bound the ring keys, the
+/// e^-16 floor drops keys.
 void KernelExecution::checkAttention(int64_t qh, int64_t kvh, int64_t hd, int64_t W,
                                      int64_t ns, int64_t pos,
                                      const std::vector<int64_t> &groupWindows) {
@@ -473,23 +474,47 @@ void KernelExecution::checkAttention(int64_t qh, int64_t kvh, int64_t hd, int64_
                      kr = rng.uniform(kvh * W * hd, -3, 3), vr = rng.uniform(kvh * W * hd),
                      sk = rng.uniform(kvh * ns * hd, -3, 3), sv = rng.uniform(kvh * ns * hd);
   std::vector<int32_t> params = {3, int32_t(pos), 0, 0};
-  std::vector<Bytes> buffers = {bytesOf(qr), bytesOf(qp), bytesOf(kr), bytesOf(vr),
-                                bytesOf(sk), bytesOf(sv), bytesOf(params),
-                                bytesOf(std::vector<float>(qh * hd))};
   auto n = [](int64_t v) { return std::to_string(v); };
   std::string q = "memref<" + n(qh * hd) + "xf32>";
   std::string ring = "memref<" + n(kvh) + "x" + n(W) + "x" + n(hd) + "xf32>";
   std::string sink = "memref<" + n(kvh) + "x" + n(ns) + "x" + n(hd) + "xf32>";
+  std::string scores = "memref<" + n(qh) + "x" + n(ns + W) + "xf32>";
   std::string windows;
   for (int64_t w : groupWindows)
     windows += (windows.empty() ? "" : ", ") + n(w);
-  run("func.func @f(%qr: " + q + ", %qp: " + q + ", %kr: " + ring + ", %vr: " + ring +
-          ", %sk: " + sink + ", %sv: " + sink + ", %p: memref<4xi32>, %o: " + q + ") {\n"
+  char scale[32];
+  std::snprintf(scale, sizeof scale, "%.9g", 1.0 / std::sqrt(double(hd)));
+  // Two kernels, as a plan runs them: the scores, then the weights and values
+  // (without sinks, no sink operands at all).
+  const bool sinks = ns > 0;
+  std::vector<Bytes> scoring = {bytesOf(qr)};
+  if (sinks)
+    scoring.push_back(bytesOf(qp));
+  scoring.push_back(bytesOf(kr));
+  if (sinks)
+    scoring.push_back(bytesOf(sk));
+  scoring.push_back(bytesOf(params));
+  scoring.push_back(bytesOf(std::vector<float>(qh * (ns + W))));
+  run("func.func @f(%qr: " + q + ", %qp: " + q + ", %kr: " + ring +
+          (sinks ? ", %sk: " + sink : "") + ", %p: memref<4xi32>, %s: " + scores + ") {\n"
+          "  stage.dispatch \"scores\" {\n"
+          "    stage.key_scores q(%qr : " + q + ")" + (sinks ? " sink_q(%qp : " + q + ")" : "") +
+          "\n        k_ring(%kr : " + ring + ")" + (sinks ? " sink_k(%sk : " + sink + ")" : "") +
+          "\n        params(%p : memref<4xi32>) scores(%s : " + scores + ")\n"
+          "        {group_windows = array<i64: " + windows + ">, scale = " + scale + " : f32}\n"
+          "  }\n  return\n}",
+      scoring);
+  std::vector<Bytes> buffers = {scoring.back(), bytesOf(vr)};
+  if (sinks)
+    buffers.push_back(bytesOf(sv));
+  buffers.push_back(bytesOf(params));
+  buffers.push_back(bytesOf(std::vector<float>(qh * hd)));
+  run("func.func @f(%s: " + scores + ", %vr: " + ring + (sinks ? ", %sv: " + sink : "") +
+          ", %p: memref<4xi32>, %o: " + q + ") {\n"
           "  stage.dispatch \"attend\" {\n"
-          "    stage.attention q_rot(%qr : " + q + ") q_plain(%qp : " + q + ")\n"
-          "        k_ring(%kr : " + ring + ") v_ring(%vr : " + ring + ")\n"
-          "        sinks(%sk, %sv : " + sink + ", " + sink + ")\n"
-          "        params(%p : memref<4xi32>) out(%o : " + q + ") {group_windows = array<i64: " +
+          "    stage.attention scores(%s : " + scores + ") v_ring(%vr : " + ring + ")" +
+          (sinks ? " sink_v(%sv : " + sink + ")" : "") +
+          "\n        params(%p : memref<4xi32>) out(%o : " + q + ") {group_windows = array<i64: " +
           windows + ">}\n"
           "  }\n  return\n}",
       buffers);
@@ -502,7 +527,7 @@ void KernelExecution::checkAttention(int64_t qh, int64_t kvh, int64_t hd, int64_
       float s = 0;
       for (int64_t d = 0; d < hd; ++d)
         s += qp[h * hd + d] * sk[(g * ns + u) * hd + d];
-      scores.push_back(s / std::sqrt(float(hd)));
+      scores.push_back(s * float(1.0 / std::sqrt(double(hd))));
       values.push_back(&sv[(g * ns + u) * hd]);
     }
     for (int64_t back = 0; back < std::min<int64_t>(pos + 1, groupWindows[g]); ++back) {
@@ -510,7 +535,7 @@ void KernelExecution::checkAttention(int64_t qh, int64_t kvh, int64_t hd, int64_
       float s = 0;
       for (int64_t d = 0; d < hd; ++d)
         s += qr[h * hd + d] * kr[(g * W + slot) * hd + d];
-      scores.push_back(s / std::sqrt(float(hd)));
+      scores.push_back(s * float(1.0 / std::sqrt(double(hd))));
       values.push_back(&vr[(g * W + slot) * hd]);
     }
     float mx = *std::max_element(scores.begin(), scores.end());
@@ -527,17 +552,25 @@ void KernelExecution::checkAttention(int64_t qh, int64_t kvh, int64_t hd, int64_
       out[h * hd + d] = float(acc / l);
     }
   }
-  expectNear(valuesOf<float>(buffers[7]), out, 1e-4f, "attention output");
+  expectNear(valuesOf<float>(buffers.back()), out, 1e-4f, "attention output");
 }
 
 TEST_F(KernelExecution, AttentionSinksGroupWindowsOddHeads) {
   checkAttention(/*qh=*/3, /*kvh=*/1, /*hd=*/16, /*W=*/8, /*ns=*/2, /*pos=*/10, {5});
 }
 
-// A long ring: each value lane walks ~40 keys (two trips of kValueKeysInFlight
-// and a remainder), the sinks fall to the first slices, two KV groups.
+// A long ring: key_scores over three blocks of 128 keys (the second group's
+// window of 203 leaves its last block idle); each value lane walks ~20 keys
+// (a trip of kValueKeysInFlight and a remainder), the sinks fall to the first
+// slices, two slices of 16 dims.
 TEST_F(KernelExecution, AttentionLongRingManyKeysALane) {
   checkAttention(/*qh=*/4, /*kvh=*/2, /*hd=*/32, /*W=*/320, /*ns=*/3, /*pos=*/1000, {320, 203});
+}
+
+// Early in a long ring, no sinks: the blocks of key_scores past the head's
+// keys have nothing to do; a head dim of 24 is three slices of 8 dims.
+TEST_F(KernelExecution, AttentionEarlyPositionNoSinksOddDims) {
+  checkAttention(/*qh=*/2, /*kvh=*/1, /*hd=*/24, /*W=*/300, /*ns=*/0, /*pos=*/40, {300});
 }
 
 TEST_F(KernelExecution, RopeKvWritePartialRotary) {

@@ -57,7 +57,7 @@ def ConvertStageToGPU : Pass<"convert-stage-to-gpu", "::mlir::ModuleOp"> {
     Option<"headWorkgroupSize", "head-workgroup-size", "int64_t", /*default=*/"64",
            "Threads per workgroup of the per-head kernels (gdn_step, attention, head_rows); a power of two">,
     Option<"attentionWorkgroupSize", "attention-workgroup-size", "int64_t", /*default=*/"256",
-           "Threads per workgroup of attention and window_attention (a workgroup per query head); a power of two">,
+           "Threads per workgroup of key_scores, attention and window_attention (at most 256 used); a power of two">,
     Option<"subgroupReduce", "subgroup-reduce", "bool", /*default=*/"true",
            "Use gpu.subgroup_reduce when the target env allows GroupNonUniformArithmetic">,
     Option<"matvecRowsPerItem", "matvec-rows-per-item", "int64_t", /*default=*/"0",

@@ -145,9 +145,17 @@ Value Lowering::stateBuffer(StringRef name, Type type, StringRef part) {
   return value;
 }
 
-Value Lowering::freshScratch(int64_t size, StringRef name) {
-  return addArgument(f32Buffer({size}),
-                     {BufferKind::Scratch, name.str(), {}});
+Value Lowering::freshScratch(ArrayRef<int64_t> shape, StringRef name) {
+  return addArgument(f32Buffer(shape), {BufferKind::Scratch, name.str(), {}});
+}
+
+Value Lowering::scoresBuffer(Value query, Value ring, Value sinks) {
+  auto ringType = cast<MemRefType>(ring.getType());
+  int64_t hd = ringType.getDimSize(2);
+  int64_t heads = cast<MemRefType>(query.getType()).getNumElements() / hd;
+  int64_t keys = ringType.getDimSize(1) +
+                 (sinks ? cast<MemRefType>(sinks.getType()).getDimSize(1) : 0);
+  return freshScratch({heads, keys}, "plane.attention.scores");
 }
 
 /// A readable name for the buffer of an activation: the weight a matvec

@@ -73,15 +73,21 @@ LogicalResult Lowering::lowerWindowAttention(kg::WindowAttentionOp op) {
     // the ring; a window shorter than the ring is a group window.
     Value out = bufferOf(op.getResult());
     Value fold = singleFold(op.getResult());
-    OpBuilder b = dispatch(ring + ".attention");
+    Value scores = scoresBuffer(q, kRing, sinkK);
     DenseI64ArrayAttr windows;
     int64_t window = static_cast<int64_t>(op.getWindow());
     if (window < ringType.getCapacity())
-      windows = b.getDenseI64ArrayAttr(
-          SmallVector<int64_t>(ringType.getKvHeads(), window));
-    stage::AttentionOp::create(b, op.getLoc(), q, q, kRing, vRing, sinkK,
-                               sinkV, params_, out, fold, windows,
-                               op.getScaleAttr());
+      windows = DenseI64ArrayAttr::get(
+          op.getContext(), SmallVector<int64_t>(ringType.getKvHeads(), window));
+    {
+      OpBuilder b = dispatch(ring + ".scores");
+      stage::KeyScoresOp::create(b, op.getLoc(), q, Value(), kRing, sinkK, params_,
+                                 scores, windows, IntegerAttr(), op.getScaleAttr(),
+                                 b.getI64IntegerAttr(1));
+    }
+    OpBuilder b = dispatch(ring + ".attention");
+    stage::AttentionOp::create(b, op.getLoc(), scores, vRing, sinkV, params_, out,
+                               fold, windows);
     return success();
   }
   SmallVector<Value, 4> far(4, Value());
@@ -95,9 +101,16 @@ LogicalResult Lowering::lowerWindowAttention(kg::WindowAttentionOp op) {
   Value s = tensorWeight(sg.getName(), cast<RankedTensorType>(sg.getType()));
   Value out = bufferOf(gate.getResult());
   Value fold = singleFold(gate.getResult());
+  Value scores = scoresBuffer(q, kRing, sinkK);
+  {
+    OpBuilder b = dispatch(ring + ".scores");
+    stage::KeyScoresOp::create(b, op.getLoc(), q, Value(), kRing, sinkK, params_,
+                               scores, DenseI64ArrayAttr(), op.getWindowAttr(),
+                               op.getScaleAttr(), b.getI64IntegerAttr(1));
+  }
   OpBuilder b = dispatch(ring + ".attention");
   stage::WindowAttentionOp::create(
-      b, op.getLoc(), q, kRing, vRing, sinkK, sinkV, g, s, params_, far[0], far[1], far[2],
+      b, op.getLoc(), q, scores, vRing, sinkV, g, s, params_, far[0], far[1], far[2],
       far[3], out, fold, op.getWindowAttr(), op.getScaleAttr(),
       op.getRectify() ? b.getUnitAttr() : UnitAttr());
   return success();

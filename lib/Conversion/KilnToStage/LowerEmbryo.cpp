@@ -2,6 +2,8 @@
 
 #include "Lowering.h"
 
+#include <cmath>
+
 using namespace mlir;
 
 namespace kiln::lowering {
@@ -134,10 +136,19 @@ LogicalResult Lowering::lowerRingAttention(kg::RingAttentionOp op) {
   Value qRot = bufferOf(op.getQuery()), qPlain = bufferOf(op.getQueryRaw());
   Value out = bufferOf(op.getResult());
   Value fold = singleFold(op.getResult());
+  Value scores = scoresBuffer(qRot, kRing, sinkK);
+  int64_t hd = ringType.getHeadDim();
+  {
+    OpBuilder b = dispatch(ring + ".scores");
+    stage::KeyScoresOp::create(b, op.getLoc(), qRot, sinkK ? qPlain : Value(), kRing,
+                               sinkK, params_, scores, op.getGroupWindowsAttr(),
+                               IntegerAttr(),
+                               b.getF32FloatAttr(1.0f / std::sqrt(float(hd))),
+                               b.getI64IntegerAttr(1));
+  }
   OpBuilder b = dispatch(ring + ".attention");
-  stage::AttentionOp::create(b, op.getLoc(), qRot, qPlain, kRing, vRing, sinkK,
-                             sinkV, params_, out, fold,
-                             op.getGroupWindowsAttr(), FloatAttr());
+  stage::AttentionOp::create(b, op.getLoc(), scores, vRing, sinkV, params_, out,
+                             fold, op.getGroupWindowsAttr());
   return success();
 }
 

@@ -88,7 +88,10 @@ private:
   mlir::Value bufferOf(mlir::Value activation);
   /// Makes `activation` live in `buffer` (in-place stages).
   void alias(mlir::Value activation, mlir::Value buffer);
-  mlir::Value freshScratch(int64_t size, llvm::StringRef name);
+  mlir::Value freshScratch(llvm::ArrayRef<int64_t> shape, llvm::StringRef name);
+  /// The scores buffer a stage.key_scores fills for its attention stage:
+  /// [query heads, sinks + ring rows].
+  mlir::Value scoresBuffer(mlir::Value query, mlir::Value ring, mlir::Value sinks);
 
   //===--- Column fields (ColumnFields.cpp) -------------------------------===//
   /// The column scale buffers of the q8_2f matrices that read `activation`

@@ -31,7 +31,7 @@ FailureOr<KernelShape> shapeOfStage(Operation *op, const StageToGPUOptions &o) {
   return llvm::TypeSwitch<Operation *, FailureOr<KernelShape>>(op)
       .Case<stage::EmbedGatherOp, stage::RMSNormOp, stage::MatVecOp,
             stage::ConvRingOp, stage::GdnStepOp, stage::RopeKvWriteOp,
-            stage::AttentionOp, stage::RouterOp, stage::ClusterLogitsOp,
+            stage::KeyScoresOp, stage::AttentionOp, stage::RouterOp, stage::ClusterLogitsOp,
             stage::HeadRowsOp, stage::DoryPrepOp, stage::SlerpOp,
             stage::DoryMixOp, stage::SampleGreedyOp>(
           [&](auto stageOp) { return shapeOf(stageOp, o); })
@@ -49,7 +49,7 @@ void buildStage(Operation *op, KernelBuilder &kb) {
   llvm::TypeSwitch<Operation *>(op)
       .Case<stage::EmbedGatherOp, stage::RMSNormOp, stage::MatVecOp,
             stage::ConvRingOp, stage::GdnStepOp, stage::RopeKvWriteOp,
-            stage::AttentionOp, stage::RouterOp, stage::ClusterLogitsOp,
+            stage::KeyScoresOp, stage::AttentionOp, stage::RouterOp, stage::ClusterLogitsOp,
             stage::HeadRowsOp, stage::DoryPrepOp, stage::SlerpOp,
             stage::DoryMixOp, stage::SampleGreedyOp>(
           [&](auto stageOp) { buildKernel(stageOp, kb); })

@@ -267,6 +267,8 @@ KernelShape shapeOf(stage::GdnStepOp op, const StageToGPUOptions &o);
 void buildKernel(stage::GdnStepOp op, KernelBuilder &kb);
 KernelShape shapeOf(stage::RopeKvWriteOp op, const StageToGPUOptions &o);
 void buildKernel(stage::RopeKvWriteOp op, KernelBuilder &kb);
+KernelShape shapeOf(stage::KeyScoresOp op, const StageToGPUOptions &o);
+void buildKernel(stage::KeyScoresOp op, KernelBuilder &kb);
 KernelShape shapeOf(stage::AttentionOp op, const StageToGPUOptions &o);
 void buildKernel(stage::AttentionOp op, KernelBuilder &kb);
 KernelShape shapeOf(stage::RouterOp op, const StageToGPUOptions &o);

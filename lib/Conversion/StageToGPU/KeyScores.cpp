@@ -1,11 +1,12 @@
-//===- KeyScores.cpp - What the two attention kernels share ---------------===//
+//===- KeyScores.cpp - stage.key_scores, and what attention kernels share -===//
 //
-// G lanes a key (the largest power of two at most 16 and the head dim), P =
-// ceil(hd / G) dims a lane; a pass of the workgroup scores W / G keys, and a
-// lane takes K such passes' keys at once (K · P loads in flight, at most
-// kLoadsInFlight). Then for each of the K keys the lanes' partial dots meet
-// in workgroup memory and lane t < W / G of the pass adds its key's G
-// partials in lane order.
+// key_scores: a workgroup per (query head, block of keys). G lanes a key
+// (the largest power of two at most 16 and the head dim), P = ceil(hd / G)
+// dims a lane; a pass of the workgroup scores W / G keys, and a lane takes K
+// such passes' keys at once (K · P loads in flight, at most kLoadsInFlight):
+// one such trip is the workgroup's block. For each of the K keys the lanes'
+// partial dots meet in workgroup memory and lane t < W / G of the pass adds
+// its key's G partials in lane order and stores the score.
 //
 //===----------------------------------------------------------------------===//
 #include "KeyScores.h"
@@ -16,95 +17,204 @@ using namespace mlir;
 
 namespace kiln {
 
+namespace {
+
 /// f32 loads a lane keeps in flight for its keys, and the most keys it
 /// takes at once (each adds two barriers to a trip).
-static constexpr int64_t kLoadsInFlight = 32;
-static constexpr int64_t kMaxKeysPerLane = 8;
+constexpr int64_t kLoadsInFlight = 32;
+constexpr int64_t kMaxKeysPerLane = 8;
 /// Lanes that read one key (at most).
-static constexpr int64_t kLanesPerKey = 16;
+constexpr int64_t kLanesPerKey = 16;
+/// Keys a value lane loads in one loop trip (each an f32 load it would
+/// otherwise wait for before the next).
+constexpr int64_t kValueKeysInFlight = 16;
 
-Value scoreKeys(KernelBuilder &kb, const KeyScoring &s, Value maxInit) {
-  const int64_t hd = s.headDim, width = kb.getWorkgroupSize();
-  int64_t lanes = 1;
-  while (lanes * 2 <= std::min<int64_t>({kLanesPerKey, hd, width}))
-    lanes *= 2;
-  const int64_t dimsPerLane = (hd + lanes - 1) / lanes;
-  const int64_t keysPerPass = width / lanes;
-  const int64_t keysPerLane =
-      std::clamp<int64_t>(kLoadsInFlight / dimsPerLane, 1, kMaxKeysPerLane);
+struct ScoreGeometry {
+  int64_t lanes, dimsPerLane, keysPerPass, keysPerLane;
+  int64_t block() const { return keysPerPass * keysPerLane; }
+};
+
+ScoreGeometry scoreGeometry(int64_t hd, int64_t width) {
+  ScoreGeometry g;
+  g.lanes = 1;
+  while (g.lanes * 2 <= std::min<int64_t>({kLanesPerKey, hd, width}))
+    g.lanes *= 2;
+  g.dimsPerLane = (hd + g.lanes - 1) / g.lanes;
+  g.keysPerPass = width / g.lanes;
+  g.keysPerLane = std::clamp<int64_t>(kLoadsInFlight / g.dimsPerLane, 1, kMaxKeysPerLane);
+  return g;
+}
+
+} // namespace
+
+int64_t splitAttentionWidth(const StageToGPUOptions &o) {
+  return std::min<int64_t>(o.attentionWorkgroupSize, 256);
+}
+
+int64_t keysPerScoreWorkgroup(int64_t headDim, int64_t width) {
+  return scoreGeometry(headDim, width).block();
+}
+
+int64_t dimsPerValueWorkgroup(int64_t headDim) {
+  int64_t dims = 1;
+  while (dims < 16 && headDim % (dims * 2) == 0)
+    dims *= 2;
+  return dims;
+}
+
+Value KeyWalk::slotOf(KernelBuilder &kb, Value u) const {
+  Value back = kb.sub(u, kb.index(sinks));
+  return kb.rem(kb.sub(kb.add(current, kb.index(capacity)), back), kb.index(capacity));
+}
+
+KeyWalk walkKeys(KernelBuilder &kb, Value head, int64_t qh, int64_t kvh, int64_t capacity,
+                 int64_t sinks, Value position,
+                 const std::function<int64_t(int64_t)> &windowOf) {
+  KeyWalk walk;
+  walk.sinks = sinks;
+  walk.capacity = capacity;
+  walk.kvHead = kb.div(head, kb.index(qh / kvh));
+  // The group's window: a select chain over the (few) KV heads.
+  Value window = kb.index(windowOf(0));
+  for (int64_t g = 1; g < kvh; ++g)
+    if (windowOf(g) != windowOf(0))
+      window = kb.select(arith::CmpIOp::create(kb.b, kb.loc, arith::CmpIPredicate::eq,
+                                               walk.kvHead, kb.index(g)),
+                         kb.index(windowOf(g)), window);
+  Value ringKeys = kb.min(kb.add(position, kb.index(1)), window);
+  walk.count = kb.add(kb.index(sinks), ringKeys);
+  walk.current = kb.rem(position, kb.index(capacity));
+  return walk;
+}
+
+Value sumWeightedValues(KernelBuilder &kb, const KeyWalk &walk, Value d, Value first,
+                        Value step, Value init, const std::function<Value(Value)> &weight,
+                        const std::function<Value(Value, Value)> &sinkValue,
+                        const std::function<Value(Value, Value)> &ringValue) {
+  Value acc = init;
+  Value ringFirst = first;
+  if (walk.sinks > 0) {
+    Value sinks = kb.index(walk.sinks);
+    acc = kb.sumSteps(first, sinks, step, acc, 1, [&](Value u) {
+      return kb.fmul(weight(u), sinkValue(u, d));
+    });
+    // The first of this lane's keys at or past the sinks.
+    Value behind = kb.sub(sinks, first);
+    Value skip = kb.mul(kb.div(kb.add(behind, kb.sub(step, kb.index(1))), step), step);
+    ringFirst = kb.select(kb.ult(first, sinks), kb.add(first, skip), first);
+  }
+  return kb.sumSteps(ringFirst, walk.count, step, acc, kValueKeysInFlight, [&](Value u) {
+    return kb.fmul(weight(u), ringValue(walk.slotOf(kb, u), d));
+  });
+}
+
+KernelShape shapeOf(stage::KeyScoresOp op, const StageToGPUOptions &o) {
+  int64_t hd = memrefSize(op.getKRing(), 2);
+  int64_t heads = memrefSize(op.getQ(), 0) / hd;
+  int64_t width = splitAttentionWidth(o);
+  int64_t blocks = ceilDiv(memrefSize(op.getScores(), 1), keysPerScoreWorkgroup(hd, width));
+  return {width, heads * blocks};
+}
+
+void buildKernel(stage::KeyScoresOp op, KernelBuilder &kb) {
+  int64_t kvh = memrefSize(op.getKRing(), 0), cap = memrefSize(op.getKRing(), 1),
+          hd = memrefSize(op.getKRing(), 2);
+  int64_t qh = memrefSize(op.getQ(), 0) / hd;
+  int64_t sinks = op.getNumSinks();
+  const int64_t width = kb.getWorkgroupSize();
+  const ScoreGeometry geometry = scoreGeometry(hd, width);
+  const int64_t blockKeys = geometry.block();
+  const int64_t blocks = ceilDiv(memrefSize(op.getScores(), 1), blockKeys);
+  Value q = kb.buffer(op.getQ()), kRing = kb.buffer(op.getKRing());
+  // Sinks take their own query only when one is given (Embryo's un-rotated q).
+  Value sinkQ = op.getSinkQ() ? kb.buffer(op.getSinkQ()) : Value();
+  Value sinkK = sinks > 0 ? kb.buffer(op.getSinkK()) : Value();
+  Value scores = kb.buffer(op.getScores());
+  Value partials = kb.workgroupBuffer(width);
+
+  Value head = kb.div(kb.workgroupId(), kb.index(blocks));
+  Value first = kb.mul(kb.rem(kb.workgroupId(), kb.index(blocks)), kb.index(blockKeys));
+  Value position = kb.paramIndex(kb.buffer(op.getParams()),
+                                 static_cast<int64_t>(op.getPositionWord()));
+  KeyWalk walk = walkKeys(kb, head, qh, kvh, cap, sinks, position,
+                          [&](int64_t g) { return op.getWindowOf(g); });
+  Value qBase = kb.mul(head, kb.index(hd));
+  Value scale = kb.f32(op.getScale().convertToFloat());
 
   Value thread = kb.threadId();
-  Value lane = kb.rem(thread, kb.index(lanes));
-  Value slot = kb.div(thread, kb.index(lanes));
-  // The lane's dims and query values, held across every key (a dim past the
-  // head's reads dim 0 and weighs 0).
+  Value lane = kb.rem(thread, kb.index(geometry.lanes));
+  Value slot = kb.div(thread, kb.index(geometry.lanes));
+  // The lane's dims and query values (a dim past the head's reads dim 0 and
+  // weighs 0); loaded before the block test, so they are in flight early.
   SmallVector<Value> dims, queries, sinkQueries;
-  for (int64_t i = 0; i < dimsPerLane; ++i) {
-    Value d = kb.add(lane, kb.index(i * lanes));
-    Value inHead = hd % lanes == 0 ? Value() : kb.ult(d, kb.index(hd));
+  for (int64_t i = 0; i < geometry.dimsPerLane; ++i) {
+    Value d = kb.add(lane, kb.index(i * geometry.lanes));
+    Value inHead = hd % geometry.lanes == 0 ? Value() : kb.ult(d, kb.index(hd));
     if (inHead)
       d = kb.select(inHead, d, kb.index(0));
-    auto held = [&](const std::function<Value(Value)> &query) {
-      Value q = query(d);
-      return inHead ? kb.select(inHead, q, kb.f32(0.0f)) : q;
+    auto held = [&](Value vector) {
+      Value value = kb.load(vector, {kb.add(qBase, d)});
+      return inHead ? kb.select(inHead, value, kb.f32(0.0f)) : value;
     };
     dims.push_back(d);
-    queries.push_back(held(s.query));
-    if (s.sinkQuery)
-      sinkQueries.push_back(held(s.sinkQuery));
+    queries.push_back(held(q));
+    if (sinkQ)
+      sinkQueries.push_back(held(sinkQ));
   }
-
-  const int64_t keysPerTrip = keysPerPass * keysPerLane;
-  Value trips = kb.div(kb.add(s.count, kb.index(keysPerTrip - 1)), kb.index(keysPerTrip));
-  Value last = kb.sub(s.count, kb.index(1));
-  Value localMax = kb.forLoop(kb.index(0), trips, kb.index(1), {maxInit},
-                              [&](Value trip, ValueRange carried) -> SmallVector<Value> {
-    Value tripBase = kb.mul(trip, kb.index(keysPerTrip));
+  // A block past the head's keys (early positions) has nothing to do; the
+  // test is the same in every thread, so the barriers below stay uniform.
+  kb.ifThen(kb.ult(first, walk.count), [&] {
+    Value last = kb.sub(walk.count, kb.index(1));
     // Every load of the lane's keys first, then the dots.
-    SmallVector<SmallVector<Value>> rows(keysPerLane);
-    SmallVector<Value> keys;
-    for (int64_t k = 0; k < keysPerLane; ++k) {
-      Value u = kb.add(tripBase, kb.add(kb.mul(kb.index(k), kb.index(keysPerPass)), slot));
+    SmallVector<Value> keys, dots;
+    SmallVector<SmallVector<Value>> rows(geometry.keysPerLane);
+    for (int64_t k = 0; k < geometry.keysPerLane; ++k) {
+      Value u = kb.add(first, kb.add(kb.index(k * geometry.keysPerPass), slot));
       keys.push_back(u);
       Value safe = kb.min(u, last);
-      for (Value d : dims)
-        rows[k].push_back(s.key(safe, d));
-    }
-    SmallVector<Value> dotsOfLane;
-    for (int64_t k = 0; k < keysPerLane; ++k) {
-      ArrayRef<Value> q = queries;
-      SmallVector<Value> picked;
-      if (s.sinkQuery) {
-        Value isSink = kb.ult(keys[k], s.sinkCount);
-        for (auto [plain, rotated] : llvm::zip(sinkQueries, queries))
-          picked.push_back(kb.select(isSink, plain, rotated));
-        q = picked;
+      // A sink key and a ring key both loaded (the other at a clamped row,
+      // in cache), so the loads stay straight-line code.
+      for (Value d : dims) {
+        if (sinks == 0) {
+          rows[k].push_back(kb.load(kRing, {walk.kvHead, walk.slotOf(kb, safe), d}));
+          continue;
+        }
+        Value isSink = kb.ult(safe, kb.index(sinks));
+        Value ringKey = kb.select(isSink, kb.index(sinks), safe);
+        Value sinkRow = kb.select(isSink, safe, kb.index(0));
+        Value ring = kb.load(kRing, {walk.kvHead, walk.slotOf(kb, ringKey), d});
+        rows[k].push_back(
+            kb.select(isSink, kb.load(sinkK, {walk.kvHead, sinkRow, d}), ring));
       }
-      Value dot = kb.fmul(q[0], rows[k][0]);
-      for (int64_t i = 1; i < dimsPerLane; ++i)
-        dot = kb.fadd(dot, kb.fmul(q[i], rows[k][i]));
-      dotsOfLane.push_back(dot);
     }
-    Value m = carried[0];
-    for (int64_t k = 0; k < keysPerLane; ++k) {
-      kb.store(dotsOfLane[k], s.partials, {thread});
+    for (int64_t k = 0; k < geometry.keysPerLane; ++k) {
+      SmallVector<Value> picked(queries);
+      if (sinkQ) {
+        Value isSink = kb.ult(keys[k], kb.index(sinks));
+        for (auto [i, plain] : llvm::enumerate(sinkQueries))
+          picked[i] = kb.select(isSink, plain, queries[i]);
+      }
+      Value dot = kb.fmul(picked[0], rows[k][0]);
+      for (int64_t i = 1; i < geometry.dimsPerLane; ++i)
+        dot = kb.fadd(dot, kb.fmul(picked[i], rows[k][i]));
+      dots.push_back(dot);
+    }
+    for (int64_t k = 0; k < geometry.keysPerLane; ++k) {
+      kb.store(dots[k], partials, {thread});
       kb.barrier();
-      // Lane t < W / G of the pass: key tripBase + k·(W/G) + t.
-      Value u = kb.add(tripBase, kb.add(kb.index(k * keysPerPass), thread));
-      Value owner = kb.ult(thread, kb.index(keysPerPass));
-      Value first = kb.mul(kb.min(thread, kb.index(keysPerPass - 1)), kb.index(lanes));
-      Value total = kb.load(s.partials, {first});
-      for (int64_t j = 1; j < lanes; ++j)
-        total = kb.fadd(total, kb.load(s.partials, {kb.add(first, kb.index(j))}));
-      Value score = kb.fmul(total, s.scale);
-      Value stores = arith::AndIOp::create(kb.b, kb.loc, owner, kb.ult(u, s.count));
-      kb.ifThen(stores, [&] { kb.store(score, s.scores, {u}); });
-      m = kb.select(stores, kb.fmax(m, score), m);
+      // Lane t < W / G of the pass: key first + k·(W/G) + t.
+      Value u = kb.add(first, kb.add(kb.index(k * geometry.keysPerPass), thread));
+      Value owner = kb.ult(thread, kb.index(geometry.keysPerPass));
+      Value from = kb.mul(kb.min(thread, kb.index(geometry.keysPerPass - 1)),
+                          kb.index(geometry.lanes));
+      Value total = kb.load(partials, {from});
+      for (int64_t j = 1; j < geometry.lanes; ++j)
+        total = kb.fadd(total, kb.load(partials, {kb.add(from, kb.index(j))}));
+      Value stores = arith::AndIOp::create(kb.b, kb.loc, owner, kb.ult(u, walk.count));
+      kb.ifThen(stores, [&] { kb.store(kb.fmul(total, scale), scores, {head, u}); });
       kb.barrier();
     }
-    return {m};
-  })[0];
-  return kb.reduce(localMax, ReduceKind::Max);
+  });
 }
 
 void sumValueSlices(KernelBuilder &kb, int64_t hd, Value partials,

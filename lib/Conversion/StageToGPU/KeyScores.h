@@ -1,8 +1,12 @@
-//===- KeyScores.h - What the two attention kernels share -------*- C++ -*-===//
+//===- KeyScores.h - What the attention kernels share -----------*- C++ -*-===//
 //
-// Shared by stage.attention and stage.window_attention: the scores q·k·scale
-// of a head's keys into workgroup memory, and the weighted value sums spread
-// over the workgroup in key slices.
+// stage.key_scores and the two attention stages that read its scores
+// (stage.attention, stage.window_attention) walk one head's keys in one
+// order: its sinks, then the newest ring rows, newest first. Scoring is
+// spread over (head, block of keys) workgroups; the weights and value sums
+// over (head, slice of head dims) workgroups, each reading the head's whole
+// score row, so no step combines partial softmaxes and the e^-16 floor is
+// taken against the head's true maximum.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_LIB_CONVERSION_STAGETOGPU_KEYSCORES_H
@@ -12,45 +16,53 @@
 
 namespace kiln {
 
-/// What scoreKeys scores: keys [0, count) of one head.
-struct KeyScoring {
-  int64_t headDim = 0;
-  /// Keys to score (index, the same in every thread, at least 1).
+/// The width of the key_scores and attention kernels: a block of keys or a
+/// slice of dims needs no more (attention-workgroup-size, at most 256).
+int64_t splitAttentionWidth(const StageToGPUOptions &o);
+/// Keys one stage.key_scores workgroup scores: one trip of its lanes (G
+/// lanes a key, several keys' loads in flight a lane).
+int64_t keysPerScoreWorkgroup(int64_t headDim, int64_t width);
+/// Head dims one attention workgroup sums: the largest power of two at most
+/// 16 that divides the head dim (so slices tile the head exactly).
+int64_t dimsPerValueWorkgroup(int64_t headDim);
+
+/// One query head's keys: u < sinks is sink u, key sinks + d (d < the
+/// head's ring count) the ring row of position pos − d.
+struct KeyWalk {
+  int64_t sinks = 0;
+  int64_t capacity = 0;
+  mlir::Value kvHead;
+  /// pos mod capacity.
+  mlir::Value current;
+  /// Keys in the walk, sinks included (at least 1).
   mlir::Value count;
-  /// The factor every dot product is multiplied by (f32).
-  mlir::Value scale;
-  /// The query at dim d.
-  std::function<mlir::Value(mlir::Value d)> query;
-  /// Keys below `sinkCount` (an index) are scored against `sinkQuery`
-  /// instead; both unset when every key takes `query`.
-  std::function<mlir::Value(mlir::Value d)> sinkQuery;
-  mlir::Value sinkCount;
-  /// Element d of key u; asked for u < count and d < headDim only.
-  std::function<mlir::Value(mlir::Value u, mlir::Value d)> key;
-  /// Workgroup memory of at least `count` f32: score u goes to [u].
-  mlir::Value scores;
-  /// Workgroup memory of workgroup-size f32 the lanes' partial dots meet in
-  /// (free again when scoreKeys returns).
-  mlir::Value partials;
+  /// The ring slot of key u ≥ sinks.
+  mlir::Value slotOf(KernelBuilder &kb, mlir::Value u) const;
 };
 
-/// Writes every key's score to `scores` and returns the largest of them and
-/// `maxInit` (every thread gets it; all threads must reach the call). A key
-/// is read by a group of lanes, each taking dims lane, lane + G, ..., so a
-/// row is read whole by consecutive lanes (one thread a key read 4 bytes of
-/// 32 rows per load: 76 us a layer at a full 1,024-key window on the H200);
-/// each lane keeps several keys' loads in flight, and the groups' partial
-/// dots meet in `partials`.
-mlir::Value scoreKeys(KernelBuilder &kb, const KeyScoring &scoring, mlir::Value maxInit);
+/// The walk of query head `head` (of qh over kvh KV heads) at `position`
+/// over a ring of `capacity` rows, KV head g seeing `windowOf(g)` of them.
+KeyWalk walkKeys(KernelBuilder &kb, mlir::Value head, int64_t qh, int64_t kvh,
+                 int64_t capacity, int64_t sinks, mlir::Value position,
+                 const std::function<int64_t(int64_t)> &windowOf);
 
-/// The weighted value sums of one head over the whole workgroup: S = W / hd
-/// slices of hd lanes; lane d of slice s takes `slice(d, s, S)` (keys s,
-/// s + S, ...), slice 0 `firstSlice(d, S)` instead when given (Dory's also
-/// adds its sinks and far part); the slices' sums meet in `partials` (W f32)
-/// and lane d < hd passes the total to `store(d, total)`. With W < 2·hd one
-/// slice: the lanes walk the dims, each summing every key.
+/// init + Σ weight(u) · value(u, d) over the walk's keys u = first, first +
+/// step, ... : the sinks' values from `sinkValue(u, d)`, the ring's from
+/// `ringValue(slot, d)` (several keys' loads in flight a trip).
+mlir::Value sumWeightedValues(
+    KernelBuilder &kb, const KeyWalk &walk, mlir::Value d, mlir::Value first,
+    mlir::Value step, mlir::Value init, const std::function<mlir::Value(mlir::Value)> &weight,
+    const std::function<mlir::Value(mlir::Value u, mlir::Value d)> &sinkValue,
+    const std::function<mlir::Value(mlir::Value slot, mlir::Value d)> &ringValue);
+
+/// The weighted value sums of `dims` head dims over the whole workgroup: S =
+/// W / dims slices of `dims` lanes; lane d of slice s takes `slice(d, s, S)`
+/// (keys s, s + S, ...), slice 0 `firstSlice(d, S)` instead when given
+/// (Dory's also adds its far part); the slices' sums meet in `partials` (W
+/// f32) and lane d < dims passes the total to `store(d, total)`. With W <
+/// 2·dims one slice: the lanes walk the dims, each summing every key.
 void sumValueSlices(
-    KernelBuilder &kb, int64_t headDim, mlir::Value partials,
+    KernelBuilder &kb, int64_t dims, mlir::Value partials,
     const std::function<mlir::Value(mlir::Value d, mlir::Value first, mlir::Value step)> &slice,
     const std::function<mlir::Value(mlir::Value d, mlir::Value step)> &firstSlice,
     const std::function<void(mlir::Value d, mlir::Value total)> &store);

@@ -1,14 +1,14 @@
-//===- WindowAttention.cpp - Dory's near + far attention, a head a workgroup ===//
+//===- WindowAttention.cpp - Dory's near + far attention, split over dims -===//
 //
-// window_attention: a workgroup per query head. Near scores (the sinks'
-// first, then the window's) go to workgroup memory (scoreKeys: a group of
-// lanes a key, so the window may exceed the workgroup size);
-// the far part needs only m ≤ 32 landmark scores and gains, kept in
-// workgroup memory too, and the short serial sums over landmarks are run by
-// every lane in the reference's order, so each lane holds the same c, F and
-// decision without another reduction. Then W / hd slices of hd value lanes sum
-// the near values (slice 0 also the sinks and the far values), the slices meet
-// in workgroup memory, and lane d normalises and gates.
+// window_attention: a workgroup per (query head, slice of D head dims). Each
+// reads the head's near scores (stage.key_scores wrote them: sinks, then the
+// window newest first); the far part needs only m ≤ 32 landmark scores and
+// gains, kept in workgroup memory, and the short serial sums over landmarks
+// are run by every lane in the reference's order, so each lane holds the
+// same c, F and decision without another reduction. The near weights go to
+// workgroup memory; then W / D key slices of D value lanes sum the values
+// (slice 0 also the far values), the slices meet in workgroup memory, and
+// lane d normalises and gates.
 //
 //===----------------------------------------------------------------------===//
 #include "DoryFarField.h"
@@ -30,71 +30,41 @@ Value serial(KernelBuilder &kb, Value count, Value init,
 
 constexpr float kMostNegative = -3.4e38f;
 
-/// Near keys a value lane loads in one loop trip (each an f32 load it would
-/// otherwise wait for before the next; a full window is ~128 keys a lane).
-constexpr int64_t kValueKeysInFlight = 16;
-
 } // namespace
 
-// A workgroup per query head, attention-workgroup-size wide: its keys and value
-// dims spread over all of it (S = W / hd slices of the near keys in the value
-// phase, their partial sums meeting in workgroup memory).
 KernelShape shapeOf(stage::WindowAttentionOp op, const StageToGPUOptions &o) {
-  int64_t hd = memrefSize(op.getKRing(), 2);
-  return {o.attentionWorkgroupSize, memrefSize(op.getQ(), 0) / hd};
+  int64_t hd = memrefSize(op.getVRing(), 2);
+  int64_t heads = memrefSize(op.getQ(), 0) / hd;
+  return {splitAttentionWidth(o), heads * (hd / dimsPerValueWorkgroup(hd))};
 }
 
 void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
-  int64_t kvh = memrefSize(op.getKRing(), 0), cap = memrefSize(op.getKRing(), 1),
-          hd = memrefSize(op.getKRing(), 2);
+  int64_t kvh = memrefSize(op.getVRing(), 0), cap = memrefSize(op.getVRing(), 1),
+          hd = memrefSize(op.getVRing(), 2);
   int64_t qh = memrefSize(op.getQ(), 0) / hd;
   int64_t window = static_cast<int64_t>(op.getWindow());
+  const int64_t dims = dimsPerValueWorkgroup(hd), slices = hd / dims;
   Value scale = kb.f32(op.getScale().convertToFloat());
-  Value q = kb.buffer(op.getQ());
-  Value kRing = kb.buffer(op.getKRing()), vRing = kb.buffer(op.getVRing());
+  Value q = kb.buffer(op.getQ()), scores = kb.buffer(op.getScores());
+  Value vRing = kb.buffer(op.getVRing());
   Value out = kb.buffer(op.getOut());
-  // Sinks take scores [0, ns), the window's keys [ns, ns + nearCount).
   int64_t ns = op.getNumSinks();
-  Value sinkK = ns > 0 ? kb.buffer(op.getSinkK()) : Value();
   Value sinkV = ns > 0 ? kb.buffer(op.getSinkV()) : Value();
-  Value scores = kb.workgroupBuffer(ns + window);
+  Value weights = kb.workgroupBuffer(ns + window);
+  Value partials = kb.workgroupBuffer(kb.getWorkgroupSize());
 
-  Value head = kb.workgroupId();
+  Value head = kb.div(kb.workgroupId(), kb.index(slices));
+  Value dimBase = kb.mul(kb.rem(kb.workgroupId(), kb.index(slices)), kb.index(dims));
   Value kvHead = kb.div(head, kb.index(qh / kvh));
   Value qBase = kb.mul(head, kb.index(hd));
   Value position = kb.paramIndex(kb.buffer(op.getParams()),
                                  static_cast<int64_t>(op.getPositionWord()));
-  // Near keys low … position; key u of the walk is position low + u.
-  Value top = kb.add(position, kb.index(1));
-  Value low = kb.select(kb.ult(top, kb.index(window)), kb.index(0),
-                        kb.sub(top, kb.index(window)));
-  Value nearCount = kb.sub(top, low);
-  auto slotOf = [&](Value u) { return kb.rem(kb.add(low, u), kb.index(cap)); };
-  // Where near key u's score lives (no extra op without sinks).
-  auto nearAt = [&](Value u) { return ns > 0 ? kb.add(u, kb.index(ns)) : u; };
-  Value keyCount = ns > 0 ? kb.add(nearCount, kb.index(ns)) : nearCount;
-
-  // Sinks and window keys in one walk: key u < ns is sink u, else window
-  // key u − ns (a sink is loaded at a clamped row beside, so loads stay
-  // straight-line code). `partials` also takes the value slices' sums.
-  Value partials = kb.workgroupBuffer(kb.getWorkgroupSize());
-  KeyScoring scoring;
-  scoring.headDim = hd;
-  scoring.count = keyCount;
-  scoring.scale = scale;
-  scoring.query = [&](Value d) { return kb.load(q, {kb.add(qBase, d)}); };
-  scoring.key = [&](Value u, Value d) {
-    if (ns == 0)
-      return kb.load(kRing, {kvHead, slotOf(u), d});
-    Value isSink = kb.ult(u, kb.index(ns));
-    Value near = kb.select(isSink, kb.index(0), kb.sub(u, kb.index(ns)));
-    Value ring = kb.load(kRing, {kvHead, slotOf(near), d});
-    Value sinkRow = kb.select(isSink, u, kb.index(0));
-    return kb.select(isSink, kb.load(sinkK, {kvHead, sinkRow, d}), ring);
-  };
-  scoring.scores = scores;
-  scoring.partials = partials;
-  Value exponent = scoreKeys(kb, scoring, kb.f32(kMostNegative));
+  KeyWalk walk = walkKeys(kb, head, qh, kvh, cap, ns, position,
+                          [&](int64_t) { return window; });
+  Value localMax = kb.strided(walk.count, kb.f32(kMostNegative), [&](Value u, Value m) {
+    return kb.fmax(m, kb.load(scores, {head, u}));
+  });
+  Value exponent = kb.reduce(localMax, ReduceKind::Max);
 
   // The far part (reference attendNearFar, seed dory_ofar).
   Value farCount = kb.index(0), farMass = kb.f32(0.0f), useFar, gains, farSums;
@@ -149,9 +119,9 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
     farCount = kb.select(useFar, farCount, kb.index(0));
   }
 
-  Value localSum = stridedCarried(kb, keyCount, kb.f32(0.0f), [&](Value u, Value s) {
-    Value w = kb.exp(kb.fsub(kb.load(scores, {u}), exponent));
-    kb.store(w, scores, {u});
+  Value localSum = stridedCarried(kb, walk.count, kb.f32(0.0f), [&](Value u, Value s) {
+    Value w = kb.exp(kb.fsub(kb.load(scores, {head, u}), exponent));
+    kb.store(w, weights, {u});
     return kb.fadd(s, w);
   });
   // The reduction's barriers also publish every lane's weights.
@@ -159,20 +129,17 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
   Value inv = kb.fdiv(kb.f32(1.0f),
                       kb.fmax(kb.fadd(nearMass, farMass), kb.f32(1e-30f)));
   Value gate = kb.buffer(op.getGate()), gateScale = kb.buffer(op.getGateScale());
-  // Lane d of slice `first` sums near keys first, first + step, ...; slice 0
-  // also takes the sinks and the far part.
-  auto weightedValues = [&](Value d, Value first, Value step, bool withRest) {
-    Value acc = kb.f32(0.0f);
-    if (withRest && ns > 0)
-      acc = serial(kb, kb.index(ns), acc, [&](Value u, Value a) {
-        return kb.fadd(a, kb.fmul(kb.load(scores, {u}),
-                                  kb.load(sinkV, {kvHead, u, d})));
-      });
-    acc = kb.sumSteps(first, nearCount, step, acc, kValueKeysInFlight, [&](Value u) {
-      return kb.fmul(kb.load(scores, {nearAt(u)}), kb.load(vRing, {kvHead, slotOf(u), d}));
-    });
-    if (withRest && op.getLandmarks()) {
-      Value thetaAt = kb.add(d, kb.index(2));
+  // Lane d of slice `first` sums keys first, first + step, ...; slice 0 also
+  // takes the far part.
+  auto weightedValues = [&](Value d, Value first, Value step, bool withFar) {
+    Value dim = kb.add(dimBase, d);
+    Value acc = sumWeightedValues(
+        kb, walk, dim, first, step, kb.f32(0.0f),
+        [&](Value u) { return kb.load(weights, {u}); },
+        [&](Value u, Value at) { return kb.load(sinkV, {kvHead, u, at}); },
+        [&](Value slot, Value at) { return kb.load(vRing, {kvHead, slot, at}); });
+    if (withFar && op.getLandmarks()) {
+      Value thetaAt = kb.add(dim, kb.index(2));
       acc = serial(kb, farCount, acc, [&](Value b, Value a) {
         return kb.fadd(a, kb.fmul(kb.load(gains, {b}),
                                   kb.load(farSums, {kvHead, b, thetaAt})));
@@ -181,7 +148,7 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
     return acc;
   };
   auto storeOut = [&](Value d, Value acc) {
-    Value at = kb.add(qBase, d);
+    Value at = kb.add(qBase, kb.add(dimBase, d));
     Value y = kb.fmul(kb.fmul(acc, inv),
                       kb.sigmoid(kb.fmul(kb.load(gate, {at}),
                                          kb.load(gateScale, {at}))));
@@ -190,7 +157,7 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
     kb.store(y, out, {at});
   };
   sumValueSlices(
-      kb, hd, partials,
+      kb, dims, partials,
       [&](Value d, Value first, Value step) { return weightedValues(d, first, step, false); },
       [&](Value d, Value step) { return weightedValues(d, kb.index(0), step, true); },
       storeOut);

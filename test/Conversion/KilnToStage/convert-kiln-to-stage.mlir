@@ -169,8 +169,10 @@ kiln.model @loop dory attributes {eps = 1.0e-06 : f32, hidden = 8 : i64, interme
 // CHECK-NEXT: stage.landmark_capture q(%[[QN]] : memref<8xf32>) params(%[[P]] : memref<4xi32>) far_meta(%[[META]] : memref<3xi32>) landmarks(%[[LM]] : memref<1x2x4xf32>){{$}}
 // CHECK: stage.dispatch "far_seal" {
 // CHECK-NEXT: stage.landmark_seal landmarks(%[[LM]] : memref<1x2x4xf32>) params(%[[P]] : memref<4xi32>) inverse(%[[INV]] : memref<1x2x2xf32>) far_sums(%[[SUMS]] : memref<1x2x6xf32>) far_meta(%[[META]] : memref<3xi32>) {scale = 2.000000e+00 : f32}
+// CHECK: stage.dispatch "kv_scores" {
+// CHECK-NEXT: stage.key_scores q(%[[QN]] : memref<8xf32>) k_ring(%[[KR]] : memref<1x2x4xf32>) params(%[[P]] : memref<4xi32>) scores(%[[S:[a-z0-9]+]] : memref<2x2xf32>) {scale = 2.000000e+00 : f32, window = 2 : i64}
 // CHECK: stage.dispatch "kv_attention" {
-// CHECK-NEXT: stage.window_attention q(%[[QN]] : memref<8xf32>) k_ring(%[[KR]] : memref<1x2x4xf32>) v_ring(%[[VR]] : memref<1x2x4xf32>) gate(%[[G]] : memref<8xf32>) gate_scale(%[[SG]] : memref<8xf32>) params(%[[P]] : memref<4xi32>) far(%[[LM]], %[[INV]], %[[SUMS]], %[[META]] : memref<1x2x4xf32>, memref<1x2x2xf32>, memref<1x2x6xf32>, memref<3xi32>) out(%[[OG]] : memref<8xf32>) {rectify, scale = 2.000000e+00 : f32, window = 2 : i64}
+// CHECK-NEXT: stage.window_attention q(%[[QN]] : memref<8xf32>) scores(%[[S]] : memref<2x2xf32>) v_ring(%[[VR]] : memref<1x2x4xf32>) gate(%[[G]] : memref<8xf32>) gate_scale(%[[SG]] : memref<8xf32>) params(%[[P]] : memref<4xi32>) far(%[[LM]], %[[INV]], %[[SUMS]], %[[META]] : memref<1x2x4xf32>, memref<1x2x2xf32>, memref<1x2x6xf32>, memref<3xi32>) out(%[[OG]] : memref<8xf32>) {rectify, scale = 2.000000e+00 : f32, window = 2 : i64}
 // CHECK: stage.dispatch "o" {
 // CHECK-NEXT: stage.matvec {{.*}} input(%[[OG]] : memref<8xf32>)
 // CHECK: stage.dispatch "mix_between" {
@@ -179,6 +181,9 @@ kiln.model @loop dory attributes {eps = 1.0e-06 : f32, hidden = 8 : i64, interme
 // CHECK-NOT: far_seal
 // CHECK: stage.dispatch "kv_prep_1" {
 // CHECK-NEXT: stage.dory_prep {{.*}} q_out(%[[QN1:[a-z0-9]+]] : memref<8xf32>) k_ring(%[[KR]] : memref<1x2x4xf32>)
+// CHECK-NEXT: {{^ *[}]$}}
+// CHECK-NEXT: stage.dispatch "kv_scores_1" {
+// CHECK-NEXT: stage.key_scores q(%[[QN1]] : memref<8xf32>)
 // CHECK-NEXT: {{^ *[}]$}}
 // CHECK-NEXT: stage.dispatch "kv_attention_1" {
 // CHECK-NEXT: stage.window_attention q(%[[QN1]] : memref<8xf32>) {{.*}} far(%[[LM]], %[[INV]], %[[SUMS]], %[[META]] : {{.*}}) out(%{{.*}} : memref<8xf32>) {rectify, scale = 2.000000e+00 : f32, window = 2 : i64}

@@ -68,16 +68,21 @@ func.func @subgroups(%h: memref<52xf32>, %w: memref<52xf32>, %x: memref<52xf32>)
 
 // -----
 
-// Unnamed dispatches get numbered names; per-head kernels launch a
-// workgroup per head.
+// Unnamed dispatches get numbered names. Key scores launch a workgroup per
+// (head, block of keys): 3 heads x 1 block of 8 keys; attention a workgroup
+// per (head, 16 dims): 3 heads x 1 slice.
 // CHECK-LABEL: func.func @names
-// CHECK: gpu.launch_func @kiln_kernels::@dispatch_0 blocks in (%[[H:.*]], %{{.*}}, %{{.*}})
+// CHECK: gpu.launch_func @kiln_kernels::@dispatch_0 blocks in (%c3, %{{.*}}, %{{.*}})
+// CHECK: gpu.launch_func @kiln_kernels::@dispatch_1 blocks in (%c3{{(_[0-9]+)?}}, %{{.*}}, %{{.*}})
 // CHECK: gpu.func @dispatch_0
 // CHECK: gpu.block_id x
 module {
-func.func @names(%qr: memref<48xf32>, %kr: memref<1x8x16xf32>, %p: memref<4xi32>, %o: memref<48xf32>) {
+func.func @names(%qr: memref<48xf32>, %kr: memref<1x8x16xf32>, %p: memref<4xi32>, %o: memref<48xf32>, %s: memref<3x8xf32>) {
   stage.dispatch {
-    stage.attention q_rot(%qr : memref<48xf32>) q_plain(%qr : memref<48xf32>) k_ring(%kr : memref<1x8x16xf32>) v_ring(%kr : memref<1x8x16xf32>) params(%p : memref<4xi32>) out(%o : memref<48xf32>)
+    stage.key_scores q(%qr : memref<48xf32>) k_ring(%kr : memref<1x8x16xf32>) params(%p : memref<4xi32>) scores(%s : memref<3x8xf32>) {scale = 0.25 : f32}
+  }
+  stage.dispatch {
+    stage.attention scores(%s : memref<3x8xf32>) v_ring(%kr : memref<1x8x16xf32>) params(%p : memref<4xi32>) out(%o : memref<48xf32>)
   }
   return
 }

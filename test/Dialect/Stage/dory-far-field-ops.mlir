@@ -8,7 +8,7 @@ func.func @far_field_step(%q: memref<72xf32>, %kr: memref<1x8x24xf32>, %vr: memr
                           %g: memref<72xf32>, %sg: memref<72xf32>, %p: memref<4xi32>,
                           %l: memref<1x3x24xf32>, %m: memref<1x3x3xf32>, %s: memref<1x3x26xf32>,
                           %meta: memref<3xi32>, %o: memref<72xf32>, %fold: memref<72xf32>,
-                          %exit: memref<2xi32>) {
+                          %exit: memref<2xi32>, %sc: memref<3x8xf32>) {
   // CHECK: stage.dispatch "push" {
   // CHECK-NEXT: stage.far_field_push k_ring(%{{.*}} : memref<1x8x24xf32>) v_ring(%{{.*}} : memref<1x8x24xf32>) params(%{{.*}} : memref<4xi32>) landmarks(%{{.*}} : memref<1x3x24xf32>) far_sums(%{{.*}} : memref<1x3x26xf32>) far_meta(%{{.*}} : memref<3xi32>) {scale = 4.898980e+00 : f32, window = 5 : i64}
   stage.dispatch "push" {
@@ -31,20 +31,20 @@ func.func @far_field_step(%q: memref<72xf32>, %kr: memref<1x8x24xf32>, %vr: memr
         inverse(%m : memref<1x3x3xf32>) far_sums(%s : memref<1x3x26xf32>)
         far_meta(%meta : memref<3xi32>) {scale = 4.89898 : f32, stride = 4 : i64, position_word = 3 : i64}
   }
-  // CHECK: stage.window_attention q(%{{.*}} : memref<72xf32>) k_ring(%{{.*}} : memref<1x8x24xf32>) v_ring(%{{.*}} : memref<1x8x24xf32>) gate(%{{.*}} : memref<72xf32>) gate_scale(%{{.*}} : memref<72xf32>) params(%{{.*}} : memref<4xi32>) far(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : memref<1x3x24xf32>, memref<1x3x3xf32>, memref<1x3x26xf32>, memref<3xi32>) out(%{{.*}} : memref<72xf32>) fold(%{{.*}} : memref<72xf32>)
+  // CHECK: stage.window_attention q(%{{.*}} : memref<72xf32>) scores(%{{.*}} : memref<3x8xf32>) v_ring(%{{.*}} : memref<1x8x24xf32>) gate(%{{.*}} : memref<72xf32>) gate_scale(%{{.*}} : memref<72xf32>) params(%{{.*}} : memref<4xi32>) far(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : memref<1x3x24xf32>, memref<1x3x3xf32>, memref<1x3x26xf32>, memref<3xi32>) out(%{{.*}} : memref<72xf32>) fold(%{{.*}} : memref<72xf32>)
   // CHECK-SAME: rectify
   stage.dispatch "attend" {
-    stage.window_attention q(%q : memref<72xf32>) k_ring(%kr : memref<1x8x24xf32>)
+    stage.window_attention q(%q : memref<72xf32>) scores(%sc : memref<3x8xf32>)
         v_ring(%vr : memref<1x8x24xf32>) gate(%g : memref<72xf32>) gate_scale(%sg : memref<72xf32>)
         params(%p : memref<4xi32>)
         far(%l, %m, %s, %meta : memref<1x3x24xf32>, memref<1x3x3xf32>, memref<1x3x26xf32>, memref<3xi32>)
         out(%o : memref<72xf32>) fold(%fold : memref<72xf32>) {window = 5 : i64, scale = 4.89898 : f32, rectify}
   }
-  // Sinks (issue 15) between the rings and the gate.
-  // CHECK: stage.window_attention q(%{{.*}} : memref<72xf32>) k_ring(%{{.*}} : memref<1x8x24xf32>) v_ring(%{{.*}} : memref<1x8x24xf32>) sinks(%{{.*}}, %{{.*}} : memref<1x3x24xf32>, memref<1x3x24xf32>) gate(%{{.*}} : memref<72xf32>)
+  // Sink values (issue 15) between the ring and the gate.
+  // CHECK: stage.window_attention q(%{{.*}} : memref<72xf32>) scores(%{{.*}} : memref<3x8xf32>) v_ring(%{{.*}} : memref<1x8x24xf32>) sink_v(%{{.*}} : memref<1x3x24xf32>) gate(%{{.*}} : memref<72xf32>)
   stage.dispatch "attend_sinks" {
-    stage.window_attention q(%q : memref<72xf32>) k_ring(%kr : memref<1x8x24xf32>)
-        v_ring(%vr : memref<1x8x24xf32>) sinks(%l, %l : memref<1x3x24xf32>, memref<1x3x24xf32>)
+    stage.window_attention q(%q : memref<72xf32>) scores(%sc : memref<3x8xf32>)
+        v_ring(%vr : memref<1x8x24xf32>) sink_v(%l : memref<1x3x24xf32>)
         gate(%g : memref<72xf32>) gate_scale(%sg : memref<72xf32>)
         params(%p : memref<4xi32>)
         far(%l, %m, %s, %meta : memref<1x3x24xf32>, memref<1x3x3xf32>, memref<1x3x26xf32>, memref<3xi32>)
@@ -54,7 +54,7 @@ func.func @far_field_step(%q: memref<72xf32>, %kr: memref<1x8x24xf32>, %vr: memr
   // CHECK-NOT: far(
   // CHECK-SAME: out(
   stage.dispatch "near_only" {
-    stage.window_attention q(%q : memref<72xf32>) k_ring(%kr : memref<1x8x24xf32>)
+    stage.window_attention q(%q : memref<72xf32>) scores(%sc : memref<3x8xf32>)
         v_ring(%vr : memref<1x8x24xf32>) gate(%g : memref<72xf32>) gate_scale(%sg : memref<72xf32>)
         params(%p : memref<4xi32>) out(%o : memref<72xf32>) {window = 8 : i64, scale = 1.0 : f32}
   }

@@ -85,15 +85,18 @@ func.func @ffn(%h: memref<64xf32>, %w: memref<64xf32>, %x: memref<64xf32>,
 // scale of q ("qs"), which it shares nothing with; the rope stage needs
 // both. At 0 µs q, k and qs share one concurrent kernel: qs reads only q's
 // rows, so it runs as q's row epilogue beside k's rows (0.072 µs, less than
-// q alone plus k ∥ qs). A per-head stage (attention) never joins a
-// one-workgroup kernel.
+// q alone plus k ∥ qs). The attention stages (key scores, then attention)
+// have grids of their own and never join another kernel.
 // B0-LABEL: func.func @siblings
 // B0:      stage.dispatch "norm"
 // B0:      stage.dispatch "q__k__qs" attributes {fusion = "concurrent"
 // B0:      stage.dispatch "rope"
+// B0:      stage.dispatch "scores"
 // B0:      stage.dispatch "attention"
 // B8-LABEL: func.func @siblings
 // B8:      stage.dispatch "norm__q__k__qs__rope" attributes {fusion = "one_workgroup"
+// B8:      stage.dispatch "scores" attributes {stage.estimated_us
+// B8-NEXT:   stage.key_scores
 // B8:      stage.dispatch "attention" attributes {stage.estimated_us
 // B8-NEXT:   stage.attention
 // B8-NEXT: {{^ *}$}}
@@ -102,7 +105,8 @@ func.func @siblings(%h: memref<64xf32>, %w: memref<64xf32>, %x: memref<64xf32>,
                     %mq: memref<32x8xvector<4xi32>>, %q: memref<32xf32>, %g: memref<32xf32>, %q2: memref<32xf32>,
                     %mk: memref<16x8xvector<4xi32>>, %k: memref<16xf32>,
                     %v: memref<16xf32>, %p: memref<4xi32>, %qr: memref<32xf32>,
-                    %kr: memref<1x8x16xf32>, %vr: memref<1x8x16xf32>, %o: memref<32xf32>) {
+                    %kr: memref<1x8x16xf32>, %vr: memref<1x8x16xf32>, %o: memref<32xf32>,
+                    %s: memref<2x8xf32>) {
   stage.dispatch "norm" {
     stage.rmsnorm residual(%h : memref<64xf32>) weight(%w : memref<64xf32>) outs(%x : memref<64xf32>) {eps = 1.0e-06 : f32}
   }
@@ -118,8 +122,11 @@ func.func @siblings(%h: memref<64xf32>, %w: memref<64xf32>, %x: memref<64xf32>,
   stage.dispatch "rope" {
     stage.rope_kv_write q(%q2 : memref<32xf32>) k(%k : memref<16xf32>) v(%v : memref<16xf32>) params(%p : memref<4xi32>) q_out(%qr : memref<32xf32>) k_ring(%kr : memref<1x8x16xf32>) v_ring(%vr : memref<1x8x16xf32>) {rope_theta = 1.000000e+04 : f32, rotary_dim = 16 : i64}
   }
+  stage.dispatch "scores" {
+    stage.key_scores q(%qr : memref<32xf32>) k_ring(%kr : memref<1x8x16xf32>) params(%p : memref<4xi32>) scores(%s : memref<2x8xf32>) {scale = 0.25 : f32}
+  }
   stage.dispatch "attention" {
-    stage.attention q_rot(%qr : memref<32xf32>) q_plain(%q2 : memref<32xf32>) k_ring(%kr : memref<1x8x16xf32>) v_ring(%vr : memref<1x8x16xf32>) params(%p : memref<4xi32>) out(%o : memref<32xf32>)
+    stage.attention scores(%s : memref<2x8xf32>) v_ring(%vr : memref<1x8x16xf32>) params(%p : memref<4xi32>) out(%o : memref<32xf32>)
   }
   return
 }

@@ -56,14 +56,18 @@ func.func @elementwise(%a: memref<20xf32>, %b: memref<20xf32>, %o: memref<20xf32
 // CHECK: stage.gdn_step
 // CHECK-SAME: num_k_heads = 1
 // CHECK: stage.rope_kv_write
+// CHECK: stage.key_scores
+// CHECK-SAME: sink_q(
+// CHECK-SAME: sink_k(
+// CHECK-SAME: group_windows = array<i64: 5>
 // CHECK: stage.attention
-// CHECK-SAME: sinks(
+// CHECK-SAME: sink_v(
 // CHECK-SAME: group_windows = array<i64: 5>
 func.func @mixers(%c: memref<84xf32>, %t: memref<84x4xf32>, %r: memref<3x84xf32>, %cq: memref<84xf32>,
                   %z: memref<60xf32>, %a: memref<3xf32>, %n: memref<20xf32>, %st: memref<3x12x20xf32>,
                   %o: memref<60xf32>, %q: memref<48xf32>, %k: memref<16xf32>, %p: memref<4xi32>,
                   %qr: memref<48xf32>, %kr: memref<1x8x16xf32>, %vr: memref<1x8x16xf32>,
-                  %sk: memref<1x2x16xf32>, %ao: memref<48xf32>) {
+                  %sk: memref<1x2x16xf32>, %ao: memref<48xf32>, %sc: memref<3x10xf32>) {
   stage.dispatch { stage.conv_ring input(%c : memref<84xf32>) taps(%t : memref<84x4xf32>) ring(%r : memref<3x84xf32>) out(%cq : memref<84xf32>) }
   stage.dispatch {
     stage.gdn_step qkv(%cq : memref<84xf32>) z(%z : memref<60xf32>) a(%a : memref<3xf32>) b(%a : memref<3xf32>)
@@ -76,8 +80,12 @@ func.func @mixers(%c: memref<84xf32>, %t: memref<84x4xf32>, %r: memref<3x84xf32>
         {rotary_dim = 8 : i64, rope_theta = 1.0e+04 : f32}
   }
   stage.dispatch {
-    stage.attention q_rot(%qr : memref<48xf32>) q_plain(%q : memref<48xf32>) k_ring(%kr : memref<1x8x16xf32>)
-        v_ring(%vr : memref<1x8x16xf32>) sinks(%sk, %sk : memref<1x2x16xf32>, memref<1x2x16xf32>)
+    stage.key_scores q(%qr : memref<48xf32>) sink_q(%q : memref<48xf32>) k_ring(%kr : memref<1x8x16xf32>)
+        sink_k(%sk : memref<1x2x16xf32>) params(%p : memref<4xi32>) scores(%sc : memref<3x10xf32>)
+        {group_windows = array<i64: 5>, scale = 0.25 : f32}
+  }
+  stage.dispatch {
+    stage.attention scores(%sc : memref<3x10xf32>) v_ring(%vr : memref<1x8x16xf32>) sink_v(%sk : memref<1x2x16xf32>)
         params(%p : memref<4xi32>) out(%ao : memref<48xf32>) {group_windows = array<i64: 5>}
   }
   return

@@ -8,9 +8,9 @@
 // SPV: spirv.module @__spv__{{.*}} Logical GLSL450
 // SPV: spirv.EntryPoint "GLCompute" @attention
 // SPV: spirv.ExecutionMode @attention "LocalSize", 256, 1, 1
-func.func @f(%qr: memref<48xf32>, %qp: memref<48xf32>, %kr: memref<1x8x16xf32>, %vr: memref<1x8x16xf32>, %sk: memref<1x2x16xf32>, %sv: memref<1x2x16xf32>, %p: memref<4xi32>, %o: memref<48xf32>) {
+func.func @f(%s: memref<3x10xf32>, %vr: memref<1x8x16xf32>, %sv: memref<1x2x16xf32>, %p: memref<4xi32>, %o: memref<48xf32>) {
   stage.dispatch "attention" {
-    stage.attention q_rot(%qr : memref<48xf32>) q_plain(%qp : memref<48xf32>) k_ring(%kr : memref<1x8x16xf32>) v_ring(%vr : memref<1x8x16xf32>) sinks(%sk, %sv : memref<1x2x16xf32>, memref<1x2x16xf32>) params(%p : memref<4xi32>) out(%o : memref<48xf32>) {group_windows = array<i64: 5>}
+    stage.attention scores(%s : memref<3x10xf32>) v_ring(%vr : memref<1x8x16xf32>) sink_v(%sv : memref<1x2x16xf32>) params(%p : memref<4xi32>) out(%o : memref<48xf32>) {group_windows = array<i64: 5>}
   }
   return
 }

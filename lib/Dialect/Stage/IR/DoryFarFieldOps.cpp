@@ -14,32 +14,11 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 
-#include <cmath>
-
 using namespace mlir;
 using namespace kiln::stage;
 using namespace kiln::stage::detail;
 
 namespace {
-
-/// params holds token, position, gate, spare at least, and the word a stage
-/// reads its position from.
-LogicalResult verifyPositionWord(Operation *op, Value params, int64_t word) {
-  if (dim(params, 0) < 4)
-    return op->emitOpError("params must hold at least 4 words (token, "
-                           "position, gate, spare), got ")
-           << dim(params, 0);
-  if (word < 0 || word >= dim(params, 0))
-    return op->emitOpError("position_word ")
-           << word << " is outside params (" << dim(params, 0) << " words)";
-  return success();
-}
-
-LogicalResult verifyScale(Operation *op, float scale) {
-  if (!std::isfinite(scale) || scale <= 0.0f)
-    return op->emitOpError("scale must be finite and positive, got ") << scale;
-  return success();
-}
 
 LogicalResult verifyRingPair(Operation *op, Value kRing, Value vRing) {
   if (kRing.getType() != vRing.getType())
@@ -77,20 +56,6 @@ LogicalResult verifyFarState(Operation *op, int64_t kvh, int64_t hd,
            << "] (z, n, then θ per landmark), got " << farSums.getType();
   return expectSize(op, "far_meta", farMeta, 3 * kvh,
                         "3 words per KV head: count, next to fold, folded");
-}
-
-/// q holds whole heads of hd, and their count is a multiple of kvh.
-FailureOr<int64_t> queryHeads(Operation *op, Value q, int64_t kvh, int64_t hd) {
-  if (elements(q) % hd != 0)
-    return op->emitOpError("q has ")
-           << elements(q) << " values, not a whole number of heads of " << hd,
-           failure();
-  int64_t qh = elements(q) / hd;
-  if (qh % kvh != 0)
-    return op->emitOpError("query heads (")
-           << qh << ") must be a multiple of KV heads (" << kvh << ")",
-           failure();
-  return qh;
 }
 
 } // namespace
@@ -131,19 +96,18 @@ LogicalResult DispatchOp::verifyRegions() {
 //===----------------------------------------------------------------------===//
 
 int64_t WindowAttentionOp::getNumSinks() {
-  return getSinkK() ? dim(getSinkK(), 1) : 0;
+  return getSinkV() ? dim(getSinkV(), 1) : 0;
 }
 
 LogicalResult WindowAttentionOp::verify() {
   if (failed(verifyBuffers(*this)) ||
       failed(verifyPositionWord(*this, getParams(),
                                 static_cast<int64_t>(getPositionWord()))) ||
-      failed(verifyRingPair(*this, getKRing(), getVRing())) ||
       failed(verifyScale(*this, getScale().convertToFloat())))
     return failure();
-  int64_t kvh = dim(getKRing(), 0), cap = dim(getKRing(), 1),
-          hd = dim(getKRing(), 2);
-  FailureOr<int64_t> qh = queryHeads(*this, getQ(), kvh, hd);
+  int64_t kvh = dim(getVRing(), 0), cap = dim(getVRing(), 1),
+          hd = dim(getVRing(), 2);
+  FailureOr<int64_t> qh = queryHeads(*this, "q", getQ(), kvh, hd);
   if (failed(qh))
     return failure();
   int64_t size = *qh * hd;
@@ -159,17 +123,9 @@ LogicalResult WindowAttentionOp::verify() {
   if (window < 1 || window > cap)
     return emitOpError("window must be in [1, ")
            << cap << "] (the ring capacity), got " << window;
-  if (static_cast<bool>(getSinkK()) != static_cast<bool>(getSinkV()))
-    return emitOpError("sink keys and sink values come together");
-  if (getSinkK()) {
-    if (getSinkK().getType() != getSinkV().getType())
-      return emitOpError("sink_k and sink_v must have one type, got ")
-             << getSinkK().getType() << " and " << getSinkV().getType();
-    if (dim(getSinkK(), 0) != kvh || dim(getSinkK(), 2) != hd)
-      return emitOpError("sinks must be [kvh = ")
-             << kvh << ", ns, hd = " << hd << "], got " << getSinkK().getType();
-  }
-  // Every near score (sinks first, then the window) sits in workgroup memory.
+  if (getSinkV() && failed(verifySinks(*this, "sink_v", getSinkV(), kvh, hd)))
+    return failure();
+  // Every near weight (sinks first, then the window) sits in workgroup memory.
   int64_t sinks = getNumSinks();
   if (sinks == 0 && window > kMaxWindow)
     return emitOpError("window ")
@@ -181,6 +137,8 @@ LogicalResult WindowAttentionOp::verify() {
            << " exceeds the " << kMaxWindow
            << " near scores a workgroup holds (num_sinks + window <= "
            << kMaxWindow << ")";
+  if (failed(verifyScores(*this, getScores(), *qh, sinks + window)))
+    return failure();
   if (getLandmarks()) {
     if (failed(verifyFarState(*this, kvh, hd, getLandmarks(), getInverse(),
                               getFarSums(), getFarMeta())))
@@ -223,7 +181,7 @@ LogicalResult LandmarkCaptureOp::verify() {
                                 static_cast<int64_t>(getPositionWord()))))
     return failure();
   int64_t kvh = dim(getLandmarks(), 0), hd = dim(getLandmarks(), 2);
-  if (failed(queryHeads(*this, getQ(), kvh, hd)))
+  if (failed(queryHeads(*this, "q", getQ(), kvh, hd)))
     return failure();
   if (static_cast<int64_t>(getStride()) < 1)
     return emitOpError("stride must be at least 1, got ")

@@ -29,9 +29,9 @@ GridKind gridKindOf(Operation *stage) {
     return GridKind::RowItems;
   if (isa<HeadRowsOp, DoryPrepOp>(stage))
     return GridKind::PerWorkgroup;
-  // gdn_step (reduce-workgroup-size) and attention (attention-workgroup-size)
-  // run a workgroup per head, unlike the head-workgroup-size stages: each
-  // keeps a kernel of its own.
+  // gdn_step (reduce-workgroup-size) and the attention stages
+  // (attention-workgroup-size) run grids of their own shape, unlike the
+  // head-workgroup-size stages: each keeps a kernel of its own.
   return GridKind::Opaque;
 }
 
@@ -68,7 +68,7 @@ SmallVector<Value> writtenBuffers(Operation *stage) {
       written.push_back(v);
   };
   llvm::TypeSwitch<Operation *>(stage)
-      .Case<EmbedGatherOp, MatVecOp, AttentionOp, ClusterLogitsOp, HeadRowsOp,
+      .Case<EmbedGatherOp, MatVecOp, AttentionOp, WindowAttentionOp, ClusterLogitsOp, HeadRowsOp,
             SiluMulOp, AddOp, MulOp, SigmoidGateOp, SampleGreedyOp>(
           [&](auto op) { add(op.getOut()); })
       .Case([&](RMSNormOp op) {
@@ -92,6 +92,7 @@ SmallVector<Value> writtenBuffers(Operation *stage) {
         add(op.getVRing());
       })
       .Case([&](RouterOp op) { add(op.getSelected()); })
+      .Case([&](KeyScoresOp op) { add(op.getScores()); })
       .Case([&](SlerpOp op) { add(op.getHidden()); })
       .Case([&](DoryMixOp op) {
         // Modes write different subsets; all three is the safe answer.

@@ -307,7 +307,7 @@ LogicalResult GdnStepOp::verify() {
   return success();
 }
 
-/// Shared by rope_kv_write and attention: rings are [kvh, W, hd].
+/// rope_kv_write's rings are [kvh, W, hd].
 static LogicalResult verifyRings(Operation *op, Value kRing, Value vRing) {
   if (kRing.getType() != vRing.getType())
     return op->emitOpError("k_ring and v_ring must have one type, got ")
@@ -336,57 +336,6 @@ LogicalResult RopeKvWriteOp::verify() {
   if (rd < 0 || rd % 2 != 0 || rd > hd)
     return emitOpError("rotary_dim must be even and in [0, head_dim = ")
            << hd << "], got " << rd;
-  return success();
-}
-
-int64_t AttentionOp::getMaxKeys() {
-  int64_t sinks = getSinkK() ? dim(getSinkK(), 1) : 0;
-  return sinks + dim(getKRing(), 1);
-}
-
-LogicalResult AttentionOp::verify() {
-  if (failed(verifyBuffers(*this)) || failed(verifyParams(*this, getParams())) ||
-      failed(verifyRings(*this, getKRing(), getVRing())))
-    return failure();
-  int64_t kvh = dim(getKRing(), 0), window = dim(getKRing(), 1),
-          hd = dim(getKRing(), 2);
-  if (dim(getQRot(), 0) % hd != 0)
-    return emitOpError("q_rot has ")
-           << dim(getQRot(), 0) << " values, not a whole number of heads of "
-           << hd;
-  int64_t qh = dim(getQRot(), 0) / hd;
-  if (qh % kvh != 0)
-    return emitOpError("query heads (")
-           << qh << ") must be a multiple of KV heads (" << kvh << ")";
-  if (failed(expectSize(*this, "q_plain", getQPlain(), qh * hd, "qh·hd")) ||
-      failed(expectSize(*this, "output", getOut(), qh * hd, "qh·hd")))
-    return failure();
-  if (getFold() && failed(expectSize(*this, "fold", getFold(), qh * hd,
-                                     "a column field per output value")))
-    return failure();
-  if (static_cast<bool>(getSinkK()) != static_cast<bool>(getSinkV()))
-    return emitOpError("sink keys and sink values come together");
-  if (getSinkK()) {
-    if (getSinkK().getType() != getSinkV().getType())
-      return emitOpError("sink_k and sink_v must have one type");
-    if (dim(getSinkK(), 0) != kvh || dim(getSinkK(), 2) != hd)
-      return emitOpError("sinks must be [kvh = ")
-             << kvh << ", ns, hd = " << hd << "], got " << getSinkK().getType();
-  }
-  if (auto windows = getGroupWindows()) {
-    if (static_cast<int64_t>(windows->size()) != kvh)
-      return emitOpError("group_windows has ")
-             << windows->size() << " entries, expected one per KV head ("
-             << kvh << ")";
-    for (int64_t w : *windows)
-      if (w < 1 || w > window)
-        return emitOpError("each group window must be in [1, ")
-               << window << "] (the ring), got " << w;
-  }
-  if (getMaxKeys() > kMaxKeys)
-    return emitOpError("sinks + ring window = ")
-           << getMaxKeys() << " keys exceed the " << kMaxKeys
-           << " scores a workgroup holds";
   return success();
 }
 

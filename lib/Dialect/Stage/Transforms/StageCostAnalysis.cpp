@@ -24,6 +24,11 @@ namespace {
 
 /// A workgroup tree reduction of 256 threads: log2(256) steps + 2.
 constexpr uint64_t kBarriersPerReduction = 10;
+/// The attention kernels' launch shapes (docs/stages.md, "Kernel shapes"):
+/// stage.key_scores takes about this many keys a workgroup, the attention
+/// stages this many head dims a workgroup.
+constexpr int64_t kKeysPerScoreWorkgroup = 64;
+constexpr int64_t kDimsPerValueWorkgroup = 16;
 
 int64_t elements(Value v) { return cast<MemRefType>(v.getType()).getNumElements(); }
 int64_t dimOf(Value v, unsigned d) { return cast<MemRefType>(v.getType()).getDimSize(d); }
@@ -68,13 +73,15 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
   const int64_t row = options.rowWorkgroupSize;
   // The ring rows attention reads at options.position (all of them when it
   // is negative); the rings' bytes are priced for those rows only.
-  auto ringKeys = [&](Value kRing, Value vRing) {
-    int64_t rows = dimOf(kRing, 1);
+  auto ringKeys = [&](std::initializer_list<Value> rings) {
+    int64_t rows = dimOf(*rings.begin(), 1);
     if (options.position < 0 || rows <= 0)
       return rows;
     int64_t keys = std::min<int64_t>(options.position + 1, rows);
-    uint64_t whole = bytesOf(kRing) + bytesOf(vRing);
-    c.bytesRead -= whole - whole / uint64_t(rows) * uint64_t(keys);
+    for (Value ring : rings) {
+      uint64_t whole = bytesOf(ring);
+      c.bytesRead -= whole - whole / uint64_t(rows) * uint64_t(keys);
+    }
     return keys;
   };
   llvm::TypeSwitch<Operation *>(stage)
@@ -157,19 +164,25 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
         c.flops = uint64_t(6 * elements(op.getState()));
         c.workgroups = uint64_t(dimOf(op.getState(), 0));
       })
-      .Case([&](AttentionOp op) {
-        int64_t hd = dimOf(op.getKRing(), 2), heads = elements(op.getQRot()) / hd;
+      .Case([&](KeyScoresOp op) {
+        int64_t hd = dimOf(op.getKRing(), 2), heads = elements(op.getQ()) / hd;
         // Sinks stay; the ring holds only the keys read at the position.
-        int64_t unread = dimOf(op.getKRing(), 1) - ringKeys(op.getKRing(), op.getVRing());
-        int64_t keys = op.getMaxKeys() - unread;
-        c.flops = uint64_t(4 * heads * keys * hd);
-        c.workgroups = uint64_t(heads);
+        int64_t keys = op.getNumSinks() + ringKeys({op.getKRing()});
+        c.flops = uint64_t(2 * heads * keys * hd);
+        c.workgroups = uint64_t(heads) * ceilDiv(keys, kKeysPerScoreWorkgroup);
+      })
+      .Case([&](AttentionOp op) {
+        int64_t hd = dimOf(op.getVRing(), 2), heads = elements(op.getOut()) / hd;
+        int64_t sinks = op.getSinkV() ? dimOf(op.getSinkV(), 1) : 0;
+        int64_t keys = sinks + ringKeys({op.getVRing()});
+        c.flops = uint64_t(2 * heads * keys * hd + 4 * heads * keys);
+        c.workgroups = uint64_t(heads) * ceilDiv(hd, kDimsPerValueWorkgroup);
       })
       .Case([&](WindowAttentionOp op) {
-        int64_t hd = dimOf(op.getKRing(), 2), heads = elements(op.getQ()) / hd;
-        int64_t keys = ringKeys(op.getKRing(), op.getVRing()) + op.getNumSinks();
-        c.flops = uint64_t(4 * heads * keys * hd);
-        c.workgroups = uint64_t(heads);
+        int64_t hd = dimOf(op.getVRing(), 2), heads = elements(op.getQ()) / hd;
+        int64_t keys = ringKeys({op.getVRing()}) + op.getNumSinks();
+        c.flops = uint64_t(2 * heads * keys * hd + 4 * heads * keys);
+        c.workgroups = uint64_t(heads) * ceilDiv(hd, kDimsPerValueWorkgroup);
       })
       .Case([&](FarFieldPushOp op) {
         // The key and value leaving the window (one ring row per KV head),

@@ -388,34 +388,76 @@ def Stage_RopeKvWriteOp : Stage_Op<"rope_kv_write"> {
   let hasVerifier = 1;
 }
 
+def Stage_KeyScoresOp : Stage_Op<"key_scores", [AttrSizedOperandSegments]> {
+  let summary = "A head's attention scores q·k·scale, its keys spread over workgroups";
+  let description = [{
+    Query head hq (of qh = |q| / hd) reads KV head `g = hq / (qh/kvh)` of the
+    [kvh, cap, hd] ring. Its keys, in this order (the walk the consumer,
+    stage.attention or stage.window_attention, takes too): the `ns` sink keys
+    ([kvh, ns, hd], scored against `sink_q` when given, else `q`), then the
+    newest `n_g = min(pos + 1, W_g)` ring rows, newest first: key `ns + d` is
+    the row of position `pos − d`, in ring slot `(pos − d) mod cap` (pos =
+    params word `position_word`). `W_g` is `group_windows[g]` when given,
+    else `window` when given, else cap. Writes `scores[hq, u] = q·k_u ·
+    scale` for `u < ns + n_g`; the rest of the row is left as it was.
+    A workgroup per (query head, block of keys), so a full window's keys are
+    read by many SMs at once. MODELS.md, anchor mixer and Dory near attention.
+
+    ```mlir
+    stage.key_scores q(%qr : memref<48xf32>) k_ring(%kr : memref<1x8x16xf32>)
+        params(%p : memref<4xi32>) scores(%s : memref<3x8xf32>) {scale = 0.25 : f32}
+    ```
+  }];
+  let arguments = (ins Stage_Vector:$q, Optional<Stage_Vector>:$sink_q,
+                       Stage_Cube:$k_ring, Optional<Stage_Cube>:$sink_k,
+                       Stage_Words:$params, Stage_Planes:$scores,
+                       OptionalAttr<DenseI64ArrayAttr>:$group_windows,
+                       OptionalAttr<I64Attr>:$window, F32Attr:$scale,
+                       DefaultValuedAttr<I64Attr, "1">:$position_word);
+  let assemblyFormat = [{
+    `q` `(` $q `:` type($q) `)`
+    (`sink_q` `(` $sink_q^ `:` type($sink_q) `)`)?
+    `k_ring` `(` $k_ring `:` type($k_ring) `)`
+    (`sink_k` `(` $sink_k^ `:` type($sink_k) `)`)?
+    `params` `(` $params `:` type($params) `)` `scores` `(` $scores `:` type($scores) `)`
+    attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Sink keys per KV head (0 without sinks).
+    int64_t getNumSinks();
+    /// W_g of KV head g: its group window, else the window, else the ring.
+    int64_t getWindowOf(int64_t kvHead);
+  }];
+}
+
 def Stage_AttentionOp : Stage_Op<"attention", [AttrSizedOperandSegments]> {
   let summary = "Bounded attention over a ring with sinks and per-group windows";
   let description = [{
-    Query head hq reads KV head `hq / (qh/kvh)`: its `ns` sink keys (scored
-    against the un-rotated query `q_plain`), then the last
-    `min(position + 1, W_kh)` ring keys (scored against `q_rot`). Score =
-    `q·k · scale` (default 1/sqrt(hd)). Softmax in which a key more than 16
-    below the maximum is dropped from sum and normaliser; `out = Σ w·v`. One
-    workgroup per query head, scores in workgroup memory.
+    The weights and values of the keys stage.key_scores scored: query head
+    hq reads KV head `hq / (qh/kvh)`, its `ns` sink values, then the newest
+    `min(position + 1, W_g)` ring rows newest first (W_g = `group_windows[g]`,
+    else the ring's capacity: the walk of stage.key_scores, whose scores
+    `scores[hq, u]` this op reads). Softmax in which a key more than 16 below
+    the head's maximum is dropped from sum and normaliser; `out = Σ w·v`
+    (times `fold` when given). A workgroup per (query head, slice of head
+    dims): each reads the head's scores (sinks + window ≤ kMaxKeys weights
+    held in workgroup memory) and its dims of every value row.
     MODELS.md, anchor mixer.
 
     ```mlir
-    stage.attention q_rot(%qr : memref<48xf32>) q_plain(%q : memref<48xf32>)
-        k_ring(%kr : memref<1x8x16xf32>) v_ring(%vr : memref<1x8x16xf32>)
+    stage.attention scores(%s : memref<3x8xf32>) v_ring(%vr : memref<1x8x16xf32>)
         params(%p : memref<4xi32>) out(%o : memref<48xf32>)
     ```
   }];
-  let arguments = (ins Stage_Vector:$q_rot, Stage_Vector:$q_plain,
-                       Stage_Cube:$k_ring, Stage_Cube:$v_ring,
-                       Optional<Stage_Cube>:$sink_k, Optional<Stage_Cube>:$sink_v,
+  let arguments = (ins Stage_Planes:$scores, Stage_Cube:$v_ring,
+                       Optional<Stage_Cube>:$sink_v,
                        Stage_Words:$params, Stage_Vector:$out,
                        Optional<Stage_Vector>:$fold,
-                       OptionalAttr<DenseI64ArrayAttr>:$group_windows,
-                       OptionalAttr<F32Attr>:$scale);
+                       OptionalAttr<DenseI64ArrayAttr>:$group_windows);
   let assemblyFormat = [{
-    `q_rot` `(` $q_rot `:` type($q_rot) `)` `q_plain` `(` $q_plain `:` type($q_plain) `)`
-    `k_ring` `(` $k_ring `:` type($k_ring) `)` `v_ring` `(` $v_ring `:` type($v_ring) `)`
-    (`sinks` `(` $sink_k^ `,` $sink_v `:` type($sink_k) `,` type($sink_v) `)`)?
+    `scores` `(` $scores `:` type($scores) `)` `v_ring` `(` $v_ring `:` type($v_ring) `)`
+    (`sink_v` `(` $sink_v^ `:` type($sink_v) `)`)?
     `params` `(` $params `:` type($params) `)` `out` `(` $out `:` type($out) `)`
     (`fold` `(` $fold^ `:` type($fold) `)`)? attr-dict
   }];
@@ -614,12 +656,13 @@ def Stage_WindowAttentionOp : Stage_Op<"window_attention", [AttrSizedOperandSegm
   let summary = "Dory's near-window attention plus the Nyström far field and output gate";
   let description = [{
     One row at position `pos` (params word `position_word`, default 1). Query
-    head hq reads KV head `hq / (qh/kvh)` (any ratio). Near keys are positions
-    `max(0, pos+1−window) … pos` of the [kvh, cap, hd] rings (slot
-    `j mod cap`, the layout `stage.dory_prep` writes), after the KV head's
-    `ns` sink keys when `sinks(...)` is given ([kvh, ns, hd]: no position,
-    not rotated, scored against the same q); score `s_j = q·k_j · scale`
-    over sinks and window alike, with no e^−16 floor. With `far(...)` and once the
+    head hq reads KV head `hq / (qh/kvh)` (any ratio) of the [kvh, cap, hd]
+    v ring (slot `j mod cap`, the layout `stage.dory_prep` writes). Its near
+    keys are the KV head's `ns` sink values when `sink_v(...)` is given
+    ([kvh, ns, hd]), then positions `pos … max(0, pos+1−window)`, newest
+    first: the walk of stage.key_scores with `window`, whose scores `s_j =
+    q·k_j · scale` (sinks and window alike, no e^−16 floor) this op reads
+    from `scores[hq, j]`. With `far(...)` and once the
     KV head's landmarks are sealed (count > 0) and a key has been folded
     (folded > 0), over its `count` landmarks (reference `attendNearFar`, seed
     `dory_ofar`):
@@ -631,22 +674,21 @@ def Stage_WindowAttentionOp : Stage_Op<"window_attention", [AttrSizedOperandSegm
     Without it, `c = max_j s_j` and F = 0 (j over sinks and window). Then
     `o = (Σ_j e^{s_j−c} v_j + Σ_b gain_b θ_b) / max(Σ_j e^{s_j−c} + F, 1e−30)`
     and `out = o ⊙ σ(gate ⊙ gate_scale)` (times `fold` when given: the column
-    field of W_o under q8_2f). One workgroup per query head; near scores in
-    workgroup memory (sinks first), walked with the workgroup's stride (the
-    window may exceed the workgroup size); sinks + window ≤ kMaxWindow. MODELS.md, Dory near attention and far field.
+    field of W_o under q8_2f). A workgroup per (query head, slice of head
+    dims); the near weights in workgroup memory (sinks + window ≤ kMaxWindow).
+    MODELS.md, Dory near attention and far field.
 
     ```mlir
-    stage.window_attention q(%q : memref<72xf32>) k_ring(%kr : memref<1x8x24xf32>)
-        v_ring(%vr : memref<1x8x24xf32>)
-        sinks(%sk, %sv : memref<1x3x24xf32>, memref<1x3x24xf32>) gate(%g : memref<72xf32>)
-        gate_scale(%sg : memref<72xf32>) params(%p : memref<4xi32>)
+    stage.window_attention q(%q : memref<72xf32>) scores(%s : memref<3x8xf32>)
+        v_ring(%vr : memref<1x8x24xf32>) sink_v(%sv : memref<1x3x24xf32>)
+        gate(%g : memref<72xf32>) gate_scale(%sg : memref<72xf32>) params(%p : memref<4xi32>)
         far(%l, %m, %s, %meta : memref<1x3x24xf32>, memref<1x3x3xf32>,
             memref<1x3x26xf32>, memref<3xi32>)
         out(%o : memref<72xf32>) {window = 5 : i64, scale = 4.89898 : f32, rectify}
     ```
   }];
-  let arguments = (ins Stage_Vector:$q, Stage_Cube:$k_ring, Stage_Cube:$v_ring,
-                       Optional<Stage_Cube>:$sink_k, Optional<Stage_Cube>:$sink_v,
+  let arguments = (ins Stage_Vector:$q, Stage_Planes:$scores, Stage_Cube:$v_ring,
+                       Optional<Stage_Cube>:$sink_v,
                        Stage_Vector:$gate, Stage_Vector:$gate_scale,
                        Stage_Words:$params,
                        Optional<Stage_Cube>:$landmarks, Optional<Stage_Cube>:$inverse,
@@ -655,9 +697,9 @@ def Stage_WindowAttentionOp : Stage_Op<"window_attention", [AttrSizedOperandSegm
                        I64Attr:$window, F32Attr:$scale, UnitAttr:$rectify,
                        DefaultValuedAttr<I64Attr, "1">:$position_word);
   let assemblyFormat = [{
-    `q` `(` $q `:` type($q) `)`
-    `k_ring` `(` $k_ring `:` type($k_ring) `)` `v_ring` `(` $v_ring `:` type($v_ring) `)`
-    (`sinks` `(` $sink_k^ `,` $sink_v `:` type($sink_k) `,` type($sink_v) `)`)?
+    `q` `(` $q `:` type($q) `)` `scores` `(` $scores `:` type($scores) `)`
+    `v_ring` `(` $v_ring `:` type($v_ring) `)`
+    (`sink_v` `(` $sink_v^ `:` type($sink_v) `)`)?
     `gate` `(` $gate `:` type($gate) `)` `gate_scale` `(` $gate_scale `:` type($gate_scale) `)`
     `params` `(` $params `:` type($params) `)`
     (`far` `(` $landmarks^ `,` $inverse `,` $far_sums `,` $far_meta `:`
