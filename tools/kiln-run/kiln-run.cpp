@@ -43,6 +43,9 @@ const char *kUsage =
     "  --wait auto|poll|block  how to wait for the device: poll the fence (a busy core, no\n"
     "                        driver sleep) or block in the driver; auto (default) polls\n"
     "                        on a GPU and blocks on a CPU device\n"
+    "  --start-position P    benchmark: start at position P over zeroed state (a full\n"
+    "                        window of zeros), to time tokens at a long position without\n"
+    "                        feeding every earlier row; the tokens are not the model's\n"
     "  --tokens-per-submit N greedy tokens one submission may run when the plan picks on\n"
     "                        the device (default 16; 1 = a submission per token;\n"
     "                        --check-reference always steps one token at a time)\n"
@@ -71,6 +74,7 @@ struct Arguments {
   bool validate = false;
   kiln_wait_mode_t waitMode = KILN_WAIT_AUTO;
   long tokensPerSubmit = 16;
+  long startPosition = 0;
   bool forceProgress = false, quiet = false;
 };
 
@@ -146,6 +150,8 @@ bool parseArguments(int argc, char **argv, Arguments &args) {
         args.waitMode = KILN_WAIT_BLOCK;
       else
         return fail("--wait: expected auto, poll or block, got '" + mode + "'");
+    } else if (flag == "--start-position") {
+      if (!value(text) || !parseLong(flag, text, 0, args.startPosition)) return false;
     } else if (flag == "--tokens-per-submit") {
       if (!value(text) || !parseLong(flag, text, 1, args.tokensPerSubmit)) return false;
       if (args.tokensPerSubmit > 4096)
@@ -213,6 +219,9 @@ bool parseArguments(int argc, char **argv, Arguments &args) {
     return fail("--prompt is required");
   if (!args.checkReference.empty() && args.temperature != 0)
     return fail("--check-reference compares greedy tokens: leave --temperature at 0");
+  if (!args.checkReference.empty() && args.startPosition != 0)
+    return fail("--start-position runs over zeroed state, which the reference does not "
+                "have: it cannot be checked (leave one of them out)");
   return true;
 }
 
@@ -297,6 +306,10 @@ int run(const Arguments &args) {
   }
   if (kiln_status_t status = kiln_session_create(handles.plan, &options, &handles.session))
     return report(status);
+  if (args.startPosition > 0)
+    if (kiln_status_t status = kiln_session_seek(
+            handles.session, static_cast<uint32_t>(std::min<long>(args.startPosition, UINT32_MAX))))
+      return report(status);
 
   std::vector<kiln_step_result_t> generated;
   // --check-reference: the reference takes the plan's cut of the prompt into calls.

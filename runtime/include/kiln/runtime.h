@@ -204,6 +204,13 @@ kiln_status_t kiln_session_set_sampling(kiln_session_t* session, float temperatu
 kiln_status_t kiln_session_reset(kiln_session_t* session);
 /* The position the next token will take. */
 uint32_t kiln_session_position(const kiln_session_t* session);
+/* A benchmark start: the next token takes `position` (< the plan's max_position, else
+ * OUT_OF_RANGE), over whatever state the session holds (zeroed after create or reset).
+ * Every kernel then reads what a long session at that position reads (a full window of
+ * zero keys and values, the far field sealed from the first row), so per-token cost can
+ * be measured at position 30,000 without feeding 30,000 rows; the tokens that follow are
+ * not the model's. */
+kiln_status_t kiln_session_seek(kiln_session_t* session, uint32_t position);
 
 typedef struct kiln_session_stats_t {
   uint32_t dispatches_per_token;   /* of the "decode" program */

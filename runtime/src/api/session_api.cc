@@ -127,6 +127,12 @@ uint32_t kiln_session_position(const kiln_session_t *session) {
   return session ? session->session->position() : 0;
 }
 
+kiln_status_t kiln_session_seek(kiln_session_t *session, uint32_t position) {
+  if (!session)
+    return toCStatus(invalidArgument("kiln_session_seek: session is null"));
+  return toCStatus(session->session->seek(position));
+}
+
 kiln_status_t kiln_session_stats(const kiln_session_t *session, kiln_session_stats_t *out_stats) {
   if (!session || !out_stats)
     return toCStatus(invalidArgument("kiln_session_stats: null argument"));

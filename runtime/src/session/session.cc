@@ -513,6 +513,18 @@ Status Session::reset() {
   return okStatus();
 }
 
+Status Session::seek(uint32_t position) {
+  if (!failed_.ok())
+    return failed_;
+  if (position >= plan_.root().max_position())
+    return outOfRange("seek: position " + std::to_string(position) +
+                      " is at or past the plan's max_position " +
+                      std::to_string(plan_.root().max_position()));
+  position_ = position;
+  haveLogprobs_ = false;
+  return okStatus();
+}
+
 void Session::stats(kiln_session_stats_t &out) const {
   out = kiln_session_stats_t();
   out.dispatches_per_token = decode_.counts.dispatches;

@@ -54,6 +54,8 @@ public:
   Status generate(int32_t token, size_t count, kiln_step_result_t *results);
   Status readLogprobs(float *out, size_t count) const;
   Status reset();
+  /// kiln_session_seek: the next token takes `position`, over the state held.
+  Status seek(uint32_t position);
   /// New temperature and top_p for later calls (checked as at creation).
   Status setSampling(float temperature, float topP);
   uint32_t position() const { return position_; }

@@ -151,6 +151,31 @@ TEST_F(SessionTest, ParameterRulesInDecodeAndPrefill) {
     EXPECT_EQ(y[i], 7 + 100 * 6 + 10000 * (6 % 3) + 1000000 * 1 + i) << "i = " << i;
 }
 
+// kiln_session_seek: the next token's parameters carry the sought position; a position
+// at max_position is refused and leaves the session where it was.
+TEST_F(SessionTest, SeekStartsTheNextTokenThere) {
+  using A = kp::Access;
+  PlanSpec spec = chainPlan();
+  spec.maxPosition = 2000;
+  spec.kernels = {{"param_probe", loadKernel("param_probe"), {4, 1, 1},
+                   {{0, 1, A::Write}, {1, 4, A::Read, kp::DescriptorKind::UniformBuffer}}}};
+  spec.programs = {ProgramSpec{"decode", 1, {{0, {2, 1, 1}, true, "probe"}},
+                               ReadbackSpec{1, 0, 5, 0, 8}}};
+  ASSERT_EQ(open(spec, writeChainWeights(dir_)), "");
+  ASSERT_EQ(describe(kiln_session_seek(session_, 1000)), "");
+  EXPECT_EQ(kiln_session_position(session_), 1000u);
+  ASSERT_EQ(describe(kiln_session_step(session_, 7, nullptr)), "");
+  EXPECT_EQ(kiln_session_position(session_), 1001u);
+  std::vector<float> y = readback();
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(y[i], 7 + 100 * 1000 + 10000 * (1000 % 3) + 1000000 * 1 + i) << "i = " << i;
+  EXPECT_EQ(describe(kiln_session_seek(session_, 2000)),
+            "OUT_OF_RANGE: seek: position 2000 is at or past the plan's max_position 2000");
+  EXPECT_EQ(kiln_session_position(session_), 1001u);
+  EXPECT_EQ(describe(kiln_session_seek(nullptr, 0)),
+            "INVALID_ARGUMENT: kiln_session_seek: session is null");
+}
+
 TEST_F(SessionTest, ProfilingReportsEveryDispatch) {
   ASSERT_EQ(open(chainPlan(), writeChainWeights(dir_), /*profiling=*/true), "");
   ASSERT_EQ(describe(kiln_session_step(session_, 1, nullptr)), "");
