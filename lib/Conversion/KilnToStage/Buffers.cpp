@@ -29,14 +29,6 @@ const char *bufferKindName(BufferKind kind) {
   return "scratch";
 }
 
-int64_t bufferBytes(MemRefType type) {
-  Type element = type.getElementType();
-  int64_t bytes = 4;
-  if (auto vector = dyn_cast<VectorType>(element))
-    bytes = vector.getNumElements() * 4;
-  return type.getNumElements() * bytes;
-}
-
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 Value Lowering::addArgument(Type type, LogicalBuffer buffer) {

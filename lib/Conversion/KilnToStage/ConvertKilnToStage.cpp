@@ -6,6 +6,7 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Stage/IR/StageDialect.h"
+#include "kiln/Dialect/Stage/Transforms/MemoryPlan.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_CONVERTKILNTOSTAGE
@@ -60,7 +61,7 @@ LogicalResult convertKilnToStage(ModuleOp module) {
     return failure();
   fillModuleAttributes(module, model);
   auto func = cast<func::FuncOp>(module.lookupSymbol("decode"));
-  planMemory(func);
+  stage::planMemory(func);
   model.erase();
   return success();
 }

@@ -3,6 +3,7 @@
 #include "Lowering.h"
 
 #include "kiln/Conversion/KilnToStage/KilnToStage.h"
+#include "kiln/Dialect/Stage/IR/StageModule.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -313,7 +314,7 @@ void Lowering::finish() {
     fields.push_back(b.getNamedAttr("byte_offset", b.getI64IntegerAttr(0)));
     fields.push_back(b.getNamedAttr(
         "byte_size",
-        b.getI64IntegerAttr(bufferBytes(
+        b.getI64IntegerAttr(stage::bufferBytes(
             cast<MemRefType>(entry.getArgument(index).getType())))));
     if (buffer.kind == BufferKind::Weight) {
       SmallVector<Attribute> tensors;
@@ -328,16 +329,16 @@ void Lowering::finish() {
         }));
       fields.push_back(b.getNamedAttr("tensors", b.getArrayAttr(tensors)));
     }
-    func_.setArgAttr(index, kBufferAttrName, b.getDictionaryAttr(fields));
+    func_.setArgAttr(index, stage::kBufferAttrName, b.getDictionaryAttr(fields));
   }
-  func_->setAttr(kReadbackAttrName,
+  func_->setAttr(stage::kReadbackAttrName,
                  b.getDictionaryAttr({
                      b.getNamedAttr("arg", b.getI64IntegerAttr(readbackArg_)),
                      b.getNamedAttr("byte_offset", b.getI64IntegerAttr(0)),
                      b.getNamedAttr("count", b.getI64IntegerAttr(vocab_)),
                      b.getNamedAttr("values", b.getStringAttr(readbackValues_)),
                  }));
-  func_->setAttr(kParamsAttrName, b.getArrayAttr({}));
+  func_->setAttr(stage::kParamsAttrName, b.getArrayAttr({}));
   SmallVector<Attribute> flags;
   if (exitFlag_)
     flags.push_back(b.getDictionaryAttr({
@@ -347,9 +348,9 @@ void Lowering::finish() {
         b.getNamedAttr("byte_offset", b.getI64IntegerAttr(0)),
         b.getNamedAttr("reset_value", b.getI64IntegerAttr(0)),
     }));
-  func_->setAttr(kDeviceFlagsAttrName, b.getArrayAttr(flags));
+  func_->setAttr(stage::kDeviceFlagsAttrName, b.getArrayAttr(flags));
   if (sampled_)
-    func_->setAttr(kSampledAttrName,
+    func_->setAttr(stage::kSampledAttrName,
                    b.getDictionaryAttr({
                        b.getNamedAttr("arg", b.getI64IntegerAttr(
                                                  cast<BlockArgument>(sampled_).getArgNumber())),

@@ -49,8 +49,6 @@ struct LogicalBuffer {
   llvm::SmallVector<TensorPlacement> tensors; // weights only
 };
 
-/// Byte size of a static memref of f32, i32 or vector<4xi32>.
-int64_t bufferBytes(mlir::MemRefType type);
 
 class Lowering {
 public:

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Target/Plan/PlanWriter.h"
 
+#include "kiln/Dialect/Stage/IR/StageModule.h"
 #include "kiln/Target/MSL/MSLEmitter.h"
 #include "kiln/Target/Plan/BarrierPlanner.h"
 #include "kiln/Target/Plan/KernelAccess.h"
@@ -269,7 +270,7 @@ FailureOr<std::vector<LogicalBuffer>> PlanWriter::readArguments(func::FuncOp fun
       return func.emitError("plan writer: argument ") << i << " of @" << func.getSymName()
              << ": " << what, failure();
     };
-    auto attr = func.getArgAttrOfType<DictionaryAttr>(i, "kiln.buffer");
+    auto attr = func.getArgAttrOfType<DictionaryAttr>(i, stage::kBufferAttrName);
     if (!attr)
       return fail("has no kiln.buffer attribute");
     LogicalBuffer buffer;
@@ -421,7 +422,7 @@ LogicalResult PlanWriter::readParams(func::FuncOp func, const std::vector<Logica
       if (failed(addField(field)))
         return failure();
   }
-  auto extra = func->getAttrOfType<ArrayAttr>("kiln.params");
+  auto extra = func->getAttrOfType<ArrayAttr>(stage::kParamsAttrName);
   if (!extra)
     return success();
   for (Attribute entry : extra) {
@@ -506,7 +507,7 @@ FailureOr<uint32_t> PlanWriter::kernelFor(gpu::LaunchFuncOp launch, gpu::GPUFunc
 
 LogicalResult PlanWriter::readReadback(func::FuncOp func, const std::vector<LogicalBuffer> &args,
                                        PlanProgram &program) {
-  auto readback = func->getAttrOfType<DictionaryAttr>("kiln.readback");
+  auto readback = func->getAttrOfType<DictionaryAttr>(stage::kReadbackAttrName);
   if (!readback)
     return func.emitError("plan writer: @") << func.getSymName()
            << " has no kiln.readback attribute (docs/pipeline.md)";
@@ -547,7 +548,7 @@ LogicalResult PlanWriter::readReadback(func::FuncOp func, const std::vector<Logi
 }
 
 LogicalResult PlanWriter::readSampled(func::FuncOp func, const std::vector<LogicalBuffer> &args) {
-  auto sampled = func->getAttrOfType<DictionaryAttr>("kiln.sampled");
+  auto sampled = func->getAttrOfType<DictionaryAttr>(stage::kSampledAttrName);
   if (!sampled)
     return success();
   auto arg = sampled.getAs<IntegerAttr>("arg");
@@ -566,7 +567,7 @@ LogicalResult PlanWriter::readSampled(func::FuncOp func, const std::vector<Logic
 
 LogicalResult PlanWriter::readDeviceFlags(func::FuncOp func,
                                           const std::vector<LogicalBuffer> &args) {
-  auto flags = func->getAttrOfType<ArrayAttr>("kiln.device_flags");
+  auto flags = func->getAttrOfType<ArrayAttr>(stage::kDeviceFlagsAttrName);
   if (!flags)
     return success();
   for (Attribute entry : flags) {

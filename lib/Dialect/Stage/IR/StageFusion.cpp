@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Dialect/Stage/IR/StageFusion.h"
 
+#include "kiln/Dialect/Stage/IR/StageModule.h"
 #include "kiln/Dialect/Stage/IR/StageOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -121,7 +122,7 @@ std::optional<Placement> placementOf(Value v) {
   auto func = dyn_cast_or_null<FunctionOpInterface>(arg.getOwner()->getParentOp());
   if (!func || arg.getOwner() != &func.getFunctionBody().front())
     return std::nullopt;
-  auto dict = func.getArgAttrOfType<DictionaryAttr>(arg.getArgNumber(), "kiln.buffer");
+  auto dict = func.getArgAttrOfType<DictionaryAttr>(arg.getArgNumber(), kBufferAttrName);
   if (!dict)
     return std::nullopt;
   auto slot = dict.getAs<IntegerAttr>("slot");

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Dialect/Stage/Transforms/Passes.h"
 
+#include "kiln/Dialect/Stage/IR/StageModule.h"
+
 #include "kiln/Cost/CostModel.h"
 #include "kiln/Dialect/Stage/IR/StageFusion.h"
 #include "kiln/Dialect/Stage/IR/StageOps.h"
@@ -44,7 +46,7 @@ bool isScratch(Value v) {
   auto func = dyn_cast_or_null<FunctionOpInterface>(arg.getOwner()->getParentOp());
   if (!func)
     return false;
-  auto dict = func.getArgAttrOfType<DictionaryAttr>(arg.getArgNumber(), "kiln.buffer");
+  auto dict = func.getArgAttrOfType<DictionaryAttr>(arg.getArgNumber(), kBufferAttrName);
   // Hand-written stage modules (lit) carry no plan: any argument is scratch.
   if (!dict)
     return true;

@@ -1,7 +1,8 @@
 //===- ScratchSlots.cpp - Re-running the scratch memory plan --------------===//
 #include "kiln/Dialect/Stage/Transforms/ScratchSlots.h"
 
-#include "kiln/Conversion/KilnToStage/KilnToStage.h"
+#include "kiln/Dialect/Stage/IR/StageModule.h"
+#include "kiln/Dialect/Stage/Transforms/MemoryPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -11,18 +12,18 @@ using namespace mlir;
 namespace kiln::stage {
 
 bool canReplanScratch(FunctionOpInterface f) {
-  return isa<func::FuncOp>(f.getOperation()) && f->hasAttr("kiln.slots");
+  return isa<func::FuncOp>(f.getOperation()) && f->hasAttr(kSlotsAttrName);
 }
 
 void releaseScratchSlots(FunctionOpInterface f) {
   for (unsigned i = 0; i < f.getNumArguments(); ++i) {
-    auto dict = f.getArgAttrOfType<DictionaryAttr>(i, "kiln.buffer");
+    auto dict = f.getArgAttrOfType<DictionaryAttr>(i, kBufferAttrName);
     auto kind = dict ? dict.getAs<StringAttr>("kind") : StringAttr();
     if (!kind || kind.getValue() != "scratch")
       continue;
     NamedAttrList fields(dict);
     fields.erase("slot");
-    f.setArgAttr(i, "kiln.buffer", fields.getDictionary(f->getContext()));
+    f.setArgAttr(i, kBufferAttrName, fields.getDictionary(f->getContext()));
   }
 }
 

@@ -11,15 +11,16 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Conversion/KilnToStage/KilnToStage.h"
+#include "kiln/Dialect/Stage/Transforms/MemoryPlan.h"
 
-#include "Lowering.h"
+#include "kiln/Dialect/Stage/IR/StageModule.h"
+#include "kiln/Dialect/Stage/IR/StageOps.h"
 
 #include <algorithm>
 
 using namespace mlir;
 
-namespace kiln {
+namespace kiln::stage {
 
 namespace {
 struct LiveRange {
@@ -46,10 +47,10 @@ int64_t planMemory(func::FuncOp func) {
   for (unsigned i = 0; i < count; ++i) {
     ranges[i].arg = i;
     ranges[i].bytes =
-        lowering::bufferBytes(cast<MemRefType>(entry.getArgument(i).getType()));
+        bufferBytes(cast<MemRefType>(entry.getArgument(i).getType()));
   }
   int64_t index = 0;
-  for (auto dispatch : func.getOps<stage::DispatchOp>()) {
+  for (auto dispatch : func.getOps<DispatchOp>()) {
     dispatch.walk([&](Operation *op) {
       for (Value operand : op->getOperands())
         if (auto arg = dyn_cast<BlockArgument>(operand))
@@ -131,8 +132,8 @@ int64_t planMemory(func::FuncOp func) {
         {b.getNamedAttr("slot", b.getI64IntegerAttr(static_cast<int64_t>(s))),
          b.getNamedAttr("kind", b.getStringAttr(slotKind[s])),
          b.getNamedAttr("byte_size", b.getI64IntegerAttr(slotBytes[s]))}));
-  func->setAttr("kiln.slots", b.getArrayAttr(table));
+  func->setAttr(kSlotsAttrName, b.getArrayAttr(table));
   return static_cast<int64_t>(slotBytes.size());
 }
 
-} // namespace kiln
+} // namespace kiln::stage

@@ -1,0 +1,39 @@
+//===- StageModule.h - The stage-level module's attributes ------*- C++ -*-===//
+//
+// A stage-level module (docs/pipeline.md) is `func.func @decode` (and
+// @prefill) of stage.dispatch ops over buffer arguments. What the plan writer
+// needs beyond the stages rides on attributes: each argument's `kiln.buffer`
+// (kind, name, slot, byte offset, tensors), the func's `kiln.slots`,
+// `kiln.readback`, `kiln.params`, `kiln.device_flags` and `kiln.sampled`.
+// convert-kiln-to-stage writes them, the Stage transforms and the plan writer
+// read them: their names live here, with the Stage dialect.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_DIALECT_STAGE_IR_STAGEMODULE_H
+#define KILN_DIALECT_STAGE_IR_STAGEMODULE_H
+
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace kiln::stage {
+
+inline constexpr const char *kBufferAttrName = "kiln.buffer";
+inline constexpr const char *kSlotsAttrName = "kiln.slots";
+inline constexpr const char *kReadbackAttrName = "kiln.readback";
+inline constexpr const char *kParamsAttrName = "kiln.params";
+inline constexpr const char *kDeviceFlagsAttrName = "kiln.device_flags";
+/// {arg, byte_offset}: where stage.sample_greedy leaves the step's greedy token
+/// and its log-probability.
+inline constexpr const char *kSampledAttrName = "kiln.sampled";
+
+/// Byte size of a buffer argument: a static memref of f32, i32 or vector<4xi32>.
+inline int64_t bufferBytes(mlir::MemRefType type) {
+  mlir::Type element = type.getElementType();
+  int64_t bytes = 4;
+  if (auto vector = llvm::dyn_cast<mlir::VectorType>(element))
+    bytes = vector.getNumElements() * 4;
+  return type.getNumElements() * bytes;
+}
+
+} // namespace kiln::stage
+
+#endif // KILN_DIALECT_STAGE_IR_STAGEMODULE_H
