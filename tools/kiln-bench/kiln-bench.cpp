@@ -36,6 +36,10 @@ const char *kUsage =
     "  --positions A,B,...   also run the tg test after prompts of A, B, ... tokens (test\n"
     "                        tgN@A: the cost of a token at that position; the prompt is\n"
     "                        fed first, untimed)\n"
+    "  --seek                reach each --positions position by kiln_session_seek over\n"
+    "                        zeroed state instead of feeding the prompt: a 30,000-token\n"
+    "                        position in one call (the kernels read a full window, of\n"
+    "                        zeros; the tokens are not the model's)\n"
     "  --plot FILE.svg       draw ms/token of the tg tests against the position (an SVG,\n"
     "                        one line per plan; written whole or not at all)\n"
     "  --read-bandwidth GBPS the device's streaming read bandwidth (e.g. vkprobe's), for\n"
@@ -53,6 +57,7 @@ struct Arguments {
   double readBandwidth = 0;
   std::string output = "md", device, plot;
   bool help = false;
+  bool seek = false;
 };
 
 bool fail(const std::string &message) {
@@ -98,6 +103,8 @@ bool parseArguments(int argc, char **argv, Arguments &args) {
       args.output = text;
       if (args.output != "md" && args.output != "csv" && args.output != "json")
         return fail("--output: expected md, csv or json, got '" + args.output + "'");
+    } else if (flag == "--seek") {
+      args.seek = true;
     } else if (flag == "--positions") {
       if (!value()) return false;
       std::string list = text;
@@ -180,12 +187,17 @@ struct Bench {
 using Clock = std::chrono::steady_clock;
 
 // One timed run (a reset session first); tokens/s. A generation run first feeds
-// a prompt of `at` tokens (at least one), untimed.
-bool timeOnce(Bench &bench, bool generation, long tokens, long at, uint32_t vocab,
+// a prompt of `at` tokens (at least one), untimed; with `seek`, it seeks to
+// position `at` and feeds one token there.
+bool timeOnce(Bench &bench, bool generation, long tokens, long at, bool seek, uint32_t vocab,
               double &perSecond) {
   if (!bench.check(kiln_session_reset(bench.session), "reset"))
     return false;
-  std::vector<int32_t> prompt(static_cast<size_t>(generation ? std::max(1l, at) : tokens));
+  const bool seekTo = generation && seek && at > 0;
+  if (seekTo && !bench.check(kiln_session_seek(bench.session, static_cast<uint32_t>(at)), "seek"))
+    return false;
+  std::vector<int32_t> prompt(
+      static_cast<size_t>(generation ? (seekTo ? 1 : std::max(1l, at)) : tokens));
   for (size_t i = 0; i < prompt.size(); ++i)
     prompt[i] = static_cast<int32_t>((i + 1) % vocab);
   kiln_step_result_t first{};
@@ -254,12 +266,12 @@ bool benchPlan(const Arguments &args, size_t index, std::vector<Row> &rows) {
                   (at ? " after " + std::to_string(at) + " positions" : std::string()) +
                   " passes the plan's max_position " + std::to_string(info.max_position));
     double ignored;
-    if (!timeOnce(bench, generation, tokens, at, info.vocab_size, ignored)) // warm-up
+    if (!timeOnce(bench, generation, tokens, at, args.seek, info.vocab_size, ignored)) // warm-up
       return false;
     std::vector<double> samples;
     for (long r = 0; r < args.repetitions; ++r) {
       double perSecond;
-      if (!timeOnce(bench, generation, tokens, at, info.vocab_size, perSecond))
+      if (!timeOnce(bench, generation, tokens, at, args.seek, info.vocab_size, perSecond))
         return false;
       samples.push_back(perSecond);
     }
