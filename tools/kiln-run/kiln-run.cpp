@@ -43,6 +43,10 @@ const char *kUsage =
     "  --wait auto|poll|block  how to wait for the device: poll the fence (a busy core, no\n"
     "                        driver sleep) or block in the driver; auto (default) polls\n"
     "                        on a GPU and blocks on a CPU device\n"
+    "  --robust-kernels auto|on|off  clamp every indexed access of the plan's kernels\n"
+    "                        into its array (an untrusted plan's stray index stays inside\n"
+    "                        it); auto (default) does on a CPU device, where kernels run\n"
+    "                        in this process, and not on a GPU\n"
     "  --start-position P    benchmark: start at position P over zeroed state (a full\n"
     "                        window of zeros), to time tokens at a long position without\n"
     "                        feeding every earlier row; the tokens are not the model's\n"
@@ -73,6 +77,7 @@ struct Arguments {
   bool noWeightCheck = false;
   bool validate = false;
   kiln_wait_mode_t waitMode = KILN_WAIT_AUTO;
+  kiln_robust_mode_t robustKernels = KILN_ROBUST_AUTO;
   long tokensPerSubmit = 16;
   long startPosition = 0;
   bool forceProgress = false, quiet = false;
@@ -150,6 +155,17 @@ bool parseArguments(int argc, char **argv, Arguments &args) {
         args.waitMode = KILN_WAIT_BLOCK;
       else
         return fail("--wait: expected auto, poll or block, got '" + mode + "'");
+    } else if (flag == "--robust-kernels") {
+      if (!value(text)) return false;
+      const std::string mode = text;
+      if (mode == "auto")
+        args.robustKernels = KILN_ROBUST_AUTO;
+      else if (mode == "on")
+        args.robustKernels = KILN_ROBUST_ON;
+      else if (mode == "off")
+        args.robustKernels = KILN_ROBUST_OFF;
+      else
+        return fail("--robust-kernels: expected auto, on or off, got '" + mode + "'");
     } else if (flag == "--start-position") {
       if (!value(text) || !parseLong(flag, text, 0, args.startPosition)) return false;
     } else if (flag == "--tokens-per-submit") {
@@ -297,6 +313,7 @@ int run(const Arguments &args) {
   options.head_gate = static_cast<float>(args.headGate);
   options.enable_profiling = args.profile ? 1 : 0;
   options.wait_mode = args.waitMode;
+  options.robust_kernels = args.robustKernels;
   options.tokens_per_submit = static_cast<uint32_t>(args.tokensPerSubmit);
   options.skip_weight_check = args.noWeightCheck ? 1 : 0;
   kiln::tools::ProgressBar uploadBar("kiln-run: weights");

@@ -141,6 +141,17 @@ typedef enum kiln_wait_mode_t {
   KILN_WAIT_POLL = 1,  /* poll the fence (a busy host thread) */
   KILN_WAIT_BLOCK = 2, /* block in the driver */
 } kiln_wait_mode_t;
+/* Whether the session bounds every indexed access of the plan's kernels (SPIRV-Tools'
+ * robust access pass, at session creation): a kernel that indexes past one of its arrays,
+ * workgroup memory included, then stays inside it. On a CPU device a kernel runs inside
+ * the host process, so an untrusted plan's stray index is a host memory access; on a GPU
+ * it is the device's fault, reported as a lost device. The clamps cost arithmetic on
+ * every access. */
+typedef enum kiln_robust_mode_t {
+  KILN_ROBUST_AUTO = 0, /* bound on a CPU device, not on a GPU */
+  KILN_ROBUST_ON = 1,   /* always bound */
+  KILN_ROBUST_OFF = 2,  /* never bound (the plan is trusted) */
+} kiln_robust_mode_t;
 /* Progress of long work: `done` of `total` bytes. Called on the thread that made the call,
  * between pieces of the work (so a slow callback slows it). */
 typedef void (*kiln_progress_fn_t)(void* user_data, uint64_t done_bytes, uint64_t total_bytes);
@@ -155,6 +166,7 @@ typedef struct kiln_session_options_t {
   int32_t skip_weight_check;  /* 1 = do not scan the weights for NaN/Inf at load (faster);
                                  default 0: a non-finite weight is INVALID_ARGUMENT */
   kiln_wait_mode_t wait_mode; /* how the host waits for each call; default AUTO */
+  kiln_robust_mode_t robust_kernels; /* bound the kernels' indexed accesses; default AUTO */
   uint32_t tokens_per_submit; /* kiln_session_generate: greedy steps one submission may run
                                  when the plan picks on the device; default 16; 0 or
                                  1 = a submission per token */

@@ -24,6 +24,7 @@ void kiln_session_options_init(kiln_session_options_t *options) {
   options->enable_profiling = 0;
   options->skip_weight_check = 0;
   options->wait_mode = KILN_WAIT_AUTO;
+  options->robust_kernels = KILN_ROBUST_AUTO;
   options->tokens_per_submit = 16;
   options->upload_progress = nullptr;
   options->upload_progress_user_data = nullptr;
@@ -61,6 +62,19 @@ kiln_status_t kiln_session_create(kiln_plan_t *plan, const kiln_session_options_
     return toCStatus(invalidArgument("kiln_session_create: wait_mode " +
                                      std::to_string(waitMode) +
                                      " is not a kiln_wait_mode_t"));
+  }
+  std::underlying_type_t<kiln_robust_mode_t> robust;
+  static_assert(sizeof robust == sizeof options->robust_kernels);
+  std::memcpy(&robust, &options->robust_kernels, sizeof robust);
+  switch (robust) {
+  case KILN_ROBUST_AUTO:
+    sessionOptions.robustKernels = plan->instance->device.physical().type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    break;
+  case KILN_ROBUST_ON: sessionOptions.robustKernels = true; break;
+  case KILN_ROBUST_OFF: sessionOptions.robustKernels = false; break;
+  default:
+    return toCStatus(invalidArgument("kiln_session_create: robust_kernels " +
+                                     std::to_string(robust) + " is not a kiln_robust_mode_t"));
   }
   // A measurement knob, not an API: how fast the GPU runs decode programs back to back
   // with no host between them (docs/performance.md). Outputs are meaningless above 1.

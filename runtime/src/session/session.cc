@@ -1,5 +1,6 @@
 #include "session/session.h"
 
+#include "plan/spirv_robust.h"
 #include "session/param_block.h"
 #include "vulkan/queue.h"
 #include "weights/staging_uploader.h"
@@ -187,8 +188,15 @@ Status Session::createPipelines() {
     const kp::Kernel *kernel = plan.kernels()->Get(k);
     std::string path = "plan kernels[" + std::to_string(k) + "] '" + kernel->name()->str() + "'";
     auto module = std::make_unique<vk::ShaderModule>();
-    KILN_RETURN_IF_ERROR(module->create(device_.handle(), kernel->spirv()->data(), kernel->spirv()->size())
-                             .withContext(path));
+    const uint32_t *words = kernel->spirv()->data();
+    size_t wordCount = kernel->spirv()->size();
+    std::vector<uint32_t> bounded;
+    if (options_.robustKernels) {
+      KILN_RETURN_IF_ERROR(clampKernelAccesses(words, wordCount, path, bounded));
+      words = bounded.data();
+      wordCount = bounded.size();
+    }
+    KILN_RETURN_IF_ERROR(module->create(device_.handle(), words, wordCount).withContext(path));
     vk::PipelineDescription description;
     description.module = module->handle();
     description.entryPoint = kernel->entry_point()->str();

@@ -34,6 +34,7 @@ struct SessionOptions {
   bool profiling = false;
   bool checkWeightsFinite = true; // scan F16/F32 weights for NaN/Inf at load
   bool spinWait = false;           // poll the fence instead of blocking in the driver
+  bool robustKernels = false;      // clamp every indexed access of the kernels
   uint32_t decodeRepeat = 1;       // benchmark only: decode recorded this many times a call
   uint32_t tokensPerSubmit = 16;   // generate(): greedy steps one submission may run
   kiln_progress_fn_t uploadProgress = nullptr;

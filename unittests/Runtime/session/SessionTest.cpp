@@ -29,7 +29,8 @@ protected:
 
   // Loads `spec` and opens a session on `weights`; returns "" or the error.
   std::string open(const PlanSpec &spec, const std::string &weights, bool profiling = false,
-                   kiln_wait_mode_t waitMode = KILN_WAIT_AUTO) {
+                   kiln_wait_mode_t waitMode = KILN_WAIT_AUTO,
+                   kiln_robust_mode_t robust = KILN_ROBUST_AUTO) {
     auto bytes = buildPlan(spec);
     std::string error = describe(kiln_plan_load_memory(instance_, bytes.data(), bytes.size(), &plan_));
     if (!error.empty())
@@ -39,6 +40,7 @@ protected:
     options.weights_path = weights.c_str();
     options.enable_profiling = profiling ? 1 : 0;
     options.wait_mode = waitMode;
+    options.robust_kernels = robust;
     return describe(kiln_session_create(plan_, &options, &session_));
   }
 
@@ -237,6 +239,31 @@ TEST_F(SessionTest, GenerateWithoutADevicePickStepsOneTokenAtATime) {
 TEST_F(SessionTest, UnknownWaitModeIsRefused) {
   EXPECT_EQ(open(chainPlan(), writeChainWeights(dir_), false, static_cast<kiln_wait_mode_t>(7)),
             "INVALID_ARGUMENT: kiln_session_create: wait_mode 7 is not a kiln_wait_mode_t");
+}
+
+// Issue 12: valid SPIR-V whose workgroup index comes from the token. Bounded, every store
+// lands inside the 4-float array (in its last element), so each workgroup reads back 7;
+// unbounded it would write 5 * 65536 floats past the array.
+TEST_F(SessionTest, RobustKernelsKeepWorkgroupIndicesInTheArray) {
+  using A = kp::Access;
+  PlanSpec spec = chainPlan();
+  spec.kernels = {{"workgroup_oob", loadKernel("workgroup_oob"), {4, 1, 1},
+                   {{0, 1, A::Write}, {1, 4, A::Read, kp::DescriptorKind::UniformBuffer}}}};
+  spec.programs = {ProgramSpec{"decode", 1, {{0, {2, 1, 1}, true, "oob"}},
+                               ReadbackSpec{1, 0, 5, 0, 8}}};
+  ASSERT_EQ(open(spec, writeChainWeights(dir_), false, KILN_WAIT_AUTO, KILN_ROBUST_ON), "");
+  ASSERT_EQ(describe(kiln_session_step(session_, 5, nullptr)), "");
+  std::vector<float> y = readback();
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(y[i], 7.0f) << "i = " << i;
+}
+
+TEST_F(SessionTest, UnknownRobustModeIsRefused) {
+  kiln_robust_mode_t bogus;
+  const int value = 7;
+  std::memcpy(&bogus, &value, sizeof bogus);
+  EXPECT_EQ(open(chainPlan(), writeChainWeights(dir_), false, KILN_WAIT_AUTO, bogus),
+            "INVALID_ARGUMENT: kiln_session_create: robust_kernels 7 is not a kiln_robust_mode_t");
 }
 
 TEST_F(SessionTest, ProfileWithoutProfilingIsRefused) {
