@@ -188,7 +188,8 @@ public:
   /// The activations one 16-byte group of a packed row multiplies (group
   /// index `group`; `input(c)` is the activation at column c, asked only for
   /// columns < `columns`): f16, (even, odd) columns as two vector<4xf32>; q8_2f,
-  /// four vector<4xf32> of 4 columns each. Computed once, dotted with the
+  /// four vector<4xf32>, vector k holding columns k, 4 + k, 8 + k, 12 + k (byte
+  /// k of each word). Computed once, dotted with the
   /// same group of several rows by packedGroupDotInputs.
   llvm::SmallVector<mlir::Value>
   packedGroupInputs(mlir::Value group, stage::MatrixFormat format, int64_t columns,
@@ -200,8 +201,10 @@ public:
   /// Decodes the 8 halves of a vector<4xi32> into (even, odd) vector<4xf32>:
   /// even = halves 0,2,4,6 (low 16 bits of each word), odd = 1,3,5,7.
   std::pair<mlir::Value, mlir::Value> decodeHalves(mlir::Value words);
-  /// Decodes the 4 int8 codes of one i32 word (little-endian) to vector<4xf32>.
-  mlir::Value decodeCodes(mlir::Value word);
+  /// Byte `byte` (0..3, little-endian) of each of a group's four i32 words,
+  /// as int8 codes in a vector<4xf32>: the codes of columns byte, 4 + byte,
+  /// 8 + byte, 12 + byte.
+  mlir::Value decodeCodes(mlir::Value words, int64_t byte);
 
 private:
   mlir::Value reduceScratch(int64_t count);
