@@ -26,8 +26,9 @@ for c in embryo-1b-32k dory-1b-32k; do
     # The cost model's estimates at the profiled positions (issue 16's accuracy check).
     for p in 256 4000; do
       "$b/bin/kiln-compile" --quiet "$dir/cfg/$c.json" --weight-format "$f" --cost-target h200 \
-        --fusion-report --position "$p" -o /dev/null | grep "total:" | sed "s/^/$c $f @$p estimate /" \
-        >> "$dir/estimates.txt"
+        --fusion-report --position "$p" -o "$dir/estimate.kplan" | grep "total:" \
+        | sed "s/^/$c $f @$p estimate /" >> "$dir/estimates.txt"
+      rm -f "$dir/estimate.kplan"
     done
   done
 done
