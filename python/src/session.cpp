@@ -66,6 +66,16 @@ Session::Session(std::shared_ptr<Plan> plan, const SessionOptions &options)
   c.head_gate = options.headGate;
   c.enable_profiling = options.profiling ? 1 : 0;
   c.skip_weight_check = options.checkWeights ? 0 : 1;
+  if (options.robustKernels == "auto")
+    c.robust_kernels = KILN_ROBUST_AUTO;
+  else if (options.robustKernels == "on")
+    c.robust_kernels = KILN_ROBUST_ON;
+  else if (options.robustKernels == "off")
+    c.robust_kernels = KILN_ROBUST_OFF;
+  else
+    throw StatusError(KILN_STATUS_INVALID_ARGUMENT,
+                      "Session: robust_kernels must be 'auto', 'on' or 'off', got '" +
+                          options.robustKernels + "'");
   ProgressCall progress{options.progress, std::nullopt};
   if (!options.progress.is_none()) {
     c.upload_progress = &ProgressCall::call;
@@ -209,6 +219,13 @@ void Session::reset() {
   lastLogprob_.reset();
 }
 
+void Session::seek(uint32_t position) {
+  InUse use(*this);
+  check(kiln_session_seek(handle(), position));
+  lastToken_.reset();
+  lastLogprob_.reset();
+}
+
 uint32_t Session::position() const {
   InUse use(*this);
   return kiln_session_position(handle());
@@ -238,7 +255,8 @@ void bindSession(py::module_ &module) {
                       "A decoding stream of a plan bound to a weights file on a device.")
       .def(py::init([](std::shared_ptr<Plan> plan, std::string weights, py::object device,
                        uint64_t seed, float temperature, float topP, float headGate,
-                       bool checkWeights, bool profiling, py::object progress) {
+                       bool checkWeights, bool profiling, py::object progress,
+                       std::string robustKernels) {
              SessionOptions options;
              options.weights = std::move(weights);
              options.device = std::move(device);
@@ -249,14 +267,18 @@ void bindSession(py::module_ &module) {
              options.checkWeights = checkWeights;
              options.profiling = profiling;
              options.progress = std::move(progress);
+             options.robustKernels = std::move(robustKernels);
              return std::make_unique<Session>(std::move(plan), options);
            }),
            py::arg("plan"), py::kw_only(), py::arg("weights"), py::arg("device") = py::none(),
            py::arg("seed") = 0, py::arg("temperature") = 0.0f, py::arg("top_p") = 1.0f,
            py::arg("head_gate") = -INFINITY, py::arg("check_weights") = true,
            py::arg("profiling") = false, py::arg("progress") = py::none(),
+           py::arg("robust_kernels") = "auto",
            "progress: None, or a callable(done_bytes, total_bytes) called during the "
-           "weight upload (last with done == total); an exception it raises is raised here.")
+           "weight upload (last with done == total); an exception it raises is raised here. "
+           "robust_kernels: 'auto' (bound every indexed access of the kernels on a CPU "
+           "device), 'on' or 'off'.")
       .def("prefill", &Session::prefill, py::arg("tokens"),
            "Feeds the prompt `tokens`; returns the sampled next token.")
       .def("step", &Session::step, py::arg("token") = py::none(),
@@ -272,6 +294,9 @@ void bindSession(py::module_ &module) {
       .def("set_sampling", &Session::setSampling, py::arg("temperature"), py::arg("top_p") = 1.0f,
            "Sampling for later calls: temperature 0 = greedy, top_p in (0, 1].")
       .def("reset", &Session::reset, "Back to position 0 (state zeroed, sampler reseeded).")
+      .def("seek", &Session::seek, py::arg("position"),
+           "A benchmark start: the next token takes `position` over the state held "
+           "(zeroed after reset); the tokens that follow are not the model's.")
       .def("stats", &Session::stats, "Counters and timings (kiln_session_stats).")
       .def("close", &Session::close, "Frees the device resources now.")
       .def("__enter__", [](Session &s) -> Session & { return s; })

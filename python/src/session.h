@@ -30,6 +30,8 @@ struct SessionOptions {
   float temperature = 0, topP = 1;
   float headGate = -INFINITY;
   bool checkWeights = true, profiling = false;
+  /// "auto", "on" or "off": kiln_session_options_t.robust_kernels.
+  std::string robustKernels = "auto";
   /// None, or a callable(done_bytes, total_bytes) for the weight upload.
   pybind11::object progress;
 };
@@ -54,6 +56,8 @@ public:
   pybind11::array_t<float> logprobs();
   void setSampling(float temperature, float topP);
   void reset();
+  /// kiln_session_seek: the next token takes `position` (a benchmark start).
+  void seek(uint32_t position);
   uint32_t position() const;
   pybind11::dict stats() const;
   std::optional<int32_t> lastToken() const { return lastToken_; }

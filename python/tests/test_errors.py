@@ -52,6 +52,13 @@ def test_bad_calls(tiny):
     with pytest.raises(kiln.Error) as raised:
         kiln.Session(plan, weights=tiny.weights, device=4096)
     assert raised.value.code == kiln.StatusCode.NOT_FOUND
+    with pytest.raises(kiln.Error) as raised:
+        kiln.Session(plan, weights=tiny.weights, robust_kernels="sometimes")
+    assert raised.value.code == kiln.StatusCode.INVALID_ARGUMENT
+    assert "robust_kernels" in raised.value.message
+    with pytest.raises(kiln.Error) as raised:
+        s.seek(plan.max_position)
+    assert raised.value.code == kiln.StatusCode.OUT_OF_RANGE
     s.close()
     with pytest.raises(kiln.Error) as raised:
         s.prefill(PROMPT)

@@ -86,3 +86,17 @@ def test_upload_progress(model):
         assert False, "the callback's exception was lost"
     except ValueError as error:
         assert str(error) == "stop"
+
+
+def test_seek_and_robust_kernels(model):
+    # seek(): the next token takes that position (a benchmark start over zeroed state).
+    plan = kiln.Plan.load(model.plan)
+    s = kiln.Session(plan, weights=model.weights, robust_kernels="on")
+    s.seek(100)
+    assert s.position == 100 and s.last_token is None
+    s.prefill(PROMPT)
+    assert s.position == 100 + len(PROMPT)
+    # Bounded and unbounded kernels give the same greedy tokens (the clamps never bind).
+    for mode in ("on", "off"):
+        b = kiln.Session(plan, weights=model.weights, robust_kernels=mode)
+        assert b.generate(STEPS, prompt=PROMPT) == model.greedy[0]
