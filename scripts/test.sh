@@ -48,21 +48,22 @@ else
   tail -n 30 "$build/runtime-asan.log"
   status=1
 fi
-# The same untrusted inputs under libFuzzer (runtime/fuzz; Clang, ASan + UBSan): plans
-# through the verifier, safetensors files through the reader, seeded from the tiny
-# models, KILN_FUZZ_SECONDS (default 30) each. A finding fails the run and leaves its
+# The same untrusted inputs under libFuzzer (fuzz/; Clang, ASan + UBSan): plans through
+# the verifier, safetensors files through the reader, configs through the parser, seeded
+# from the tiny models and examples/, KILN_FUZZ_SECONDS (default 30) each. A finding fails the run and leaves its
 # input in $build/fuzz-run.
 echo "== fuzzers (libFuzzer + ASan + UBSan, ${KILN_FUZZ_SECONDS:-30} s each)"
 fuzz="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 run="$build/fuzz-run"
-rm -rf "$run"; mkdir -p "$run/plans" "$run/weights"
+rm -rf "$run"; mkdir -p "$run/plans" "$run/weights" "$run/configs"
+cp "$root"/examples/*.json "$run/configs/"
 if cmake -S "$root" -B "$build/runtime-fuzz" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
      -DKILN_BUILD_COMPILER=OFF -DKILN_BUILD_TESTS=OFF -DKILN_BUILD_PYTHON=OFF \
      -DKILN_BUILD_FUZZERS=ON -DKILN_WERROR=OFF -DCMAKE_C_COMPILER=clang-22 \
      -DCMAKE_CXX_COMPILER=clang++-22 "-DCMAKE_CXX_FLAGS=$fuzz" "-DCMAKE_C_FLAGS=$fuzz" \
      ${KILN_CMAKE_ARGS:-} > "$build/runtime-fuzz.log" 2>&1 &&
    cmake --build "$build/runtime-fuzz" -j "$(nproc)" --target plan_verifier_fuzzer \
-     safetensors_fuzzer >> "$build/runtime-fuzz.log" 2>&1 &&
+     safetensors_fuzzer config_fuzzer >> "$build/runtime-fuzz.log" 2>&1 &&
    "$build/bin/kiln-compile" --quiet "$root/examples/embryo-tiny.json" --weight-format q8_2f \
      --cost-target lavapipe -o "$run/plans/embryo-tiny.kplan" >> "$build/runtime-fuzz.log" 2>&1 &&
    "$build/bin/kiln-compile" --quiet "$root/examples/dory-tiny.json" --weight-format f16 \
@@ -74,6 +75,9 @@ if cmake -S "$root" -B "$build/runtime-fuzz" "${gen[@]}" -DCMAKE_BUILD_TYPE=Rele
      >> "$build/runtime-fuzz.log" 2>&1 &&
    (cd "$run" && ASAN_OPTIONS=detect_leaks=0 "$build/runtime-fuzz/bin/safetensors_fuzzer" \
       -max_total_time="${KILN_FUZZ_SECONDS:-30}" -max_len=500000 weights) \
+     >> "$build/runtime-fuzz.log" 2>&1 &&
+   (cd "$run" && ASAN_OPTIONS=detect_leaks=0 "$build/runtime-fuzz/bin/config_fuzzer" \
+      -max_total_time="${KILN_FUZZ_SECONDS:-30}" -rss_limit_mb=4096 configs) \
      >> "$build/runtime-fuzz.log" 2>&1; then
   grep -E "^Done [0-9]+ runs" "$build/runtime-fuzz.log" | sed 's/^/   /'
 else
