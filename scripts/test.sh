@@ -29,22 +29,35 @@ else
   tail -n 30 "$build/runtime-only.log"
   status=1
 fi
-# The runtime reads untrusted plans and weights: its unit tests (the plan verifier's
-# corrupt and flipped-byte plans among them) and kiln-run's run again under AddressSanitizer
-# and UndefinedBehaviorSanitizer, every finding fatal. Leak checks are off: the Vulkan
-# driver (lavapipe) keeps allocations past exit.
-echo "== runtime tests under ASan + UBSan"
+# The runtime and the MLIR-free tools read untrusted plans, weights and configs: their
+# unit tests (the plan verifier's corrupt and flipped-byte plans among them; lib/IO's
+# safetensors and config readers; the reference) and the lit tests of kiln-run, kiln-synth,
+# kiln-ref and kiln-bench (their bad-input cases) run again under AddressSanitizer and
+# UndefinedBehaviorSanitizer, every finding fatal. Leak checks are off: the Vulkan driver
+# (lavapipe) keeps allocations past exit. (The MLIR tools: scripts/sanitize-compiler.sh.)
+echo "== runtime, lib/IO, the reference and the MLIR-free tools under ASan + UBSan"
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+asan_tests=(KilnRuntimeTests KilnIOTests KilnReferenceComponentTests KilnReferenceModelTests)
+lit=$(command -v lit || echo /usr/lib/llvm-22/bin/lit)
+run_asan_tests() {
+  for t in "${asan_tests[@]}"; do
+    ASAN_OPTIONS=detect_leaks=0 "$build/runtime-asan/bin/$t" >> "$build/runtime-asan.log" 2>&1 || return 1
+  done
+}
 if cmake -S "$root" -B "$build/runtime-asan" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
-     -DKILN_BUILD_COMPILER=OFF "-DCMAKE_CXX_FLAGS=$san" "-DCMAKE_C_FLAGS=$san" \
-     "-DCMAKE_EXE_LINKER_FLAGS=$san" "-DCMAKE_SHARED_LINKER_FLAGS=$san" ${KILN_CMAKE_ARGS:-} \
-     > "$build/runtime-asan.log" 2>&1 &&
-   cmake --build "$build/runtime-asan" -j "$(nproc)" --target KilnRuntimeTests kiln-run \
-     >> "$build/runtime-asan.log" 2>&1 &&
-   ASAN_OPTIONS=detect_leaks=0 "$build/runtime-asan/bin/KilnRuntimeTests" >> "$build/runtime-asan.log" 2>&1; then
-  echo "   $(grep -E '^\[  PASSED  \]' "$build/runtime-asan.log" | tail -n 1 | sed 's/^\[  PASSED  \] //') clean"
+     -DKILN_BUILD_COMPILER=OFF -DKILN_BUILD_PYTHON=OFF "-DCMAKE_CXX_FLAGS=$san" \
+     "-DCMAKE_C_FLAGS=$san" "-DCMAKE_EXE_LINKER_FLAGS=$san" "-DCMAKE_SHARED_LINKER_FLAGS=$san" \
+     ${KILN_CMAKE_ARGS:-} > "$build/runtime-asan.log" 2>&1 &&
+   cmake --build "$build/runtime-asan" -j "$(nproc)" --target "${asan_tests[@]}" kiln-run \
+     kiln-synth kiln-ref kiln-bench >> "$build/runtime-asan.log" 2>&1 &&
+   run_asan_tests &&
+   ASAN_OPTIONS=detect_leaks=0 "$lit" "$build/runtime-asan/test" \
+     --filter 'tools/kiln-(run|synth|ref|bench)/' >> "$build/runtime-asan.log" 2>&1; then
+  echo "   clean: ${asan_tests[*]} ($(grep -E '^\[  PASSED  \]' "$build/runtime-asan.log" | \
+       sed 's/^\[  PASSED  \] //; s/\.$//' | paste -sd, -)) and the tools' lit tests" \
+       "($(grep -E '^ *Passed *:' "$build/runtime-asan.log" | tail -n 1 | awk '{print $3}') passed)"
 else
-  echo "   runtime tests under sanitizers FAILED (tail of $build/runtime-asan.log):"
+  echo "   sanitizer run FAILED (tail of $build/runtime-asan.log):"
   tail -n 30 "$build/runtime-asan.log"
   status=1
 fi
