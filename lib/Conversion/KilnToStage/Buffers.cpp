@@ -13,21 +13,6 @@ using namespace mlir;
 
 namespace kiln::lowering {
 
-const char *bufferKindName(BufferKind kind) {
-  switch (kind) {
-  case BufferKind::Weight:
-    return "weight";
-  case BufferKind::State:
-    return "state";
-  case BufferKind::Scratch:
-    return "scratch";
-  case BufferKind::Params:
-    return "params";
-  case BufferKind::Readback:
-    return "readback";
-  }
-  return "scratch";
-}
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 

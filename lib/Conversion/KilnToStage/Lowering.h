@@ -12,6 +12,7 @@
 #define KILN_LIB_CONVERSION_KILNTOSTAGE_LOWERING_H
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Stage/IR/StageModule.h"
 #include "kiln/Dialect/Stage/IR/StageOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -27,9 +28,8 @@ namespace kiln::lowering {
 
 namespace kg = mlir::kiln;
 
-/// What a logical buffer holds (docs/pipeline.md `kind`).
-enum class BufferKind { Weight, State, Scratch, Params, Readback };
-const char *bufferKindName(BufferKind kind);
+using stage::BufferKind;
+using stage::bufferKindName;
 
 /// One safetensors tensor placed in a weight buffer.
 struct TensorPlacement {

@@ -122,12 +122,18 @@ std::string enumChoices(const char *const *names) {
   return out;
 }
 
+/// The plan file's enum for a kiln.buffer `kind` string.
 std::optional<plan::BufferKind> kindFromName(StringRef text) {
-  if (text == "weight") return plan::BufferKind::Weight;
-  if (text == "state") return plan::BufferKind::State;
-  if (text == "scratch") return plan::BufferKind::Scratch;
-  if (text == "params") return plan::BufferKind::Params;
-  if (text == "readback") return plan::BufferKind::Readback;
+  std::optional<stage::BufferKind> kind = stage::parseBufferKind(text);
+  if (!kind)
+    return std::nullopt;
+  switch (*kind) {
+  case stage::BufferKind::Weight: return plan::BufferKind::Weight;
+  case stage::BufferKind::State: return plan::BufferKind::State;
+  case stage::BufferKind::Scratch: return plan::BufferKind::Scratch;
+  case stage::BufferKind::Params: return plan::BufferKind::Params;
+  case stage::BufferKind::Readback: return plan::BufferKind::Readback;
+  }
   return std::nullopt;
 }
 

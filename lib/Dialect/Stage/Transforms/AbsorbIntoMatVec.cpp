@@ -51,7 +51,7 @@ bool isScratch(Value v) {
   if (!dict)
     return true;
   auto kind = dict.getAs<StringAttr>("kind");
-  return kind && kind.getValue() == "scratch";
+  return kind && kind.getValue() == bufferKindName(BufferKind::Scratch);
 }
 
 /// The one stage other than `producer` that uses `v`, if exactly one does.

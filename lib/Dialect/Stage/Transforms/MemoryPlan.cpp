@@ -64,12 +64,13 @@ int64_t planMemory(func::FuncOp func) {
     ++index;
   }
 
+  const std::string scratchKind = bufferKindName(BufferKind::Scratch);
   auto kindOf = [&](unsigned i) -> std::string {
     auto dict = func.getArgAttrOfType<DictionaryAttr>(i, kBufferAttrName);
     if (!dict)
-      return "scratch";
+      return scratchKind;
     auto kind = dict.getAs<StringAttr>("kind");
-    return kind ? kind.str() : "scratch";
+    return kind ? kind.str() : scratchKind;
   };
 
   std::vector<int64_t> slotOf(count, -1);
@@ -77,14 +78,14 @@ int64_t planMemory(func::FuncOp func) {
   std::vector<std::string> slotKind;
   // Weights, state, params and readback: one slot each, in argument order.
   for (unsigned i = 0; i < count; ++i)
-    if (kindOf(i) != "scratch") {
+    if (kindOf(i) != scratchKind) {
       slotOf[i] = static_cast<int64_t>(slotBytes.size());
       slotBytes.push_back(roundUp(ranges[i].bytes));
       slotKind.push_back(kindOf(i));
     }
   std::vector<LiveRange> scratch;
   for (unsigned i = 0; i < count; ++i)
-    if (kindOf(i) == "scratch")
+    if (kindOf(i) == scratchKind)
       scratch.push_back(ranges[i]);
   std::stable_sort(scratch.begin(), scratch.end(),
                    [](const LiveRange &a, const LiveRange &b) {
@@ -110,7 +111,7 @@ int64_t planMemory(func::FuncOp func) {
     if (!best) {
       slots.push_back({static_cast<int64_t>(slotBytes.size()), -1, 0});
       slotBytes.push_back(0);
-      slotKind.push_back("scratch");
+      slotKind.push_back(scratchKind);
       best = &slots.back();
     }
     best->freeAfter = r.last < 0 ? best->freeAfter : r.last;

@@ -19,7 +19,7 @@ void releaseScratchSlots(FunctionOpInterface f) {
   for (unsigned i = 0; i < f.getNumArguments(); ++i) {
     auto dict = f.getArgAttrOfType<DictionaryAttr>(i, kBufferAttrName);
     auto kind = dict ? dict.getAs<StringAttr>("kind") : StringAttr();
-    if (!kind || kind.getValue() != "scratch")
+    if (!kind || kind.getValue() != bufferKindName(BufferKind::Scratch))
       continue;
     NamedAttrList fields(dict);
     fields.erase("slot");

@@ -13,6 +13,9 @@
 #define KILN_DIALECT_STAGE_IR_STAGEMODULE_H
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
 
 namespace kiln::stage {
 
@@ -24,6 +27,36 @@ inline constexpr const char *kDeviceFlagsAttrName = "kiln.device_flags";
 /// {arg, byte_offset}: where stage.sample_greedy leaves the step's greedy token
 /// and its log-probability.
 inline constexpr const char *kSampledAttrName = "kiln.sampled";
+
+/// What a logical buffer holds: its `kiln.buffer` `kind` (docs/pipeline.md). The plan's
+/// flatbuffer enum is the file format's copy; the plan writer maps one to the other.
+enum class BufferKind { Weight, State, Scratch, Params, Readback };
+
+/// The `kind` string of `kind` in a kiln.buffer attribute.
+inline const char *bufferKindName(BufferKind kind) {
+  switch (kind) {
+  case BufferKind::Weight:
+    return "weight";
+  case BufferKind::State:
+    return "state";
+  case BufferKind::Scratch:
+    return "scratch";
+  case BufferKind::Params:
+    return "params";
+  case BufferKind::Readback:
+    return "readback";
+  }
+  return "scratch";
+}
+
+/// The kind named by a kiln.buffer `kind` string, if it names one.
+inline std::optional<BufferKind> parseBufferKind(llvm::StringRef name) {
+  for (BufferKind kind : {BufferKind::Weight, BufferKind::State, BufferKind::Scratch,
+                          BufferKind::Params, BufferKind::Readback})
+    if (name == bufferKindName(kind))
+      return kind;
+  return std::nullopt;
+}
 
 /// Byte size of a buffer argument: a static memref of f32, i32 or vector<4xi32>.
 inline int64_t bufferBytes(mlir::MemRefType type) {
