@@ -3,6 +3,7 @@
 #include "plan/spirv_bindings.h"
 #include "plan/spirv_check.h"
 
+#include <cstdio>
 #include <map>
 #include <set>
 #include <string>
@@ -26,6 +27,66 @@ std::string at(const char *vector, size_t index) {
 
 Status bad(const std::string &path, const std::string &what) {
   return invalidArgument("plan " + path + ": " + what);
+}
+
+/// The longest name a plan may carry (a safetensors name, a kernel's, a label).
+constexpr size_t kMaxNameBytes = 1024;
+
+/// A name the runtime will print in messages and profiles: printable ASCII only, so a
+/// hostile plan cannot write control bytes or broken UTF-8 to a terminal or a log.
+Status checkName(const flatbuffers::String *name, const std::string &path) {
+  if (!name)
+    return okStatus();
+  if (name->size() > kMaxNameBytes)
+    return bad(path, "is " + std::to_string(name->size()) + " bytes, more than " +
+                         std::to_string(kMaxNameBytes));
+  for (size_t i = 0; i < name->size(); ++i) {
+    const auto byte = static_cast<unsigned char>(name->c_str()[i]);
+    if (byte < 0x20 || byte > 0x7e) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02x", byte);
+      return bad(path, "byte " + std::to_string(i) + " is " + hex +
+                           ", not printable ASCII (names appear in messages)");
+    }
+  }
+  return okStatus();
+}
+
+/// Every string of the plan that messages, profiles or lookups print.
+Status checkNames(const kp::Plan &plan) {
+  KILN_RETURN_IF_ERROR(checkName(plan.producer(), "producer"));
+  KILN_RETURN_IF_ERROR(checkName(plan.model_family(), "model_family"));
+  KILN_RETURN_IF_ERROR(checkName(plan.weight_format(), "weight_format"));
+  if (plan.buffers())
+    for (size_t i = 0; i < plan.buffers()->size(); ++i)
+      KILN_RETURN_IF_ERROR(checkName(plan.buffers()->Get(i)->name(), at("buffers", i) + ".name"));
+  if (plan.weights())
+    for (size_t i = 0; i < plan.weights()->size(); ++i)
+      KILN_RETURN_IF_ERROR(checkName(plan.weights()->Get(i)->name(), at("weights", i) + ".name"));
+  if (plan.kernels())
+    for (size_t i = 0; i < plan.kernels()->size(); ++i) {
+      const kp::Kernel *kernel = plan.kernels()->Get(i);
+      KILN_RETURN_IF_ERROR(checkName(kernel->name(), at("kernels", i) + ".name"));
+      KILN_RETURN_IF_ERROR(checkName(kernel->entry_point(), at("kernels", i) + ".entry_point"));
+    }
+  if (plan.params() && plan.params()->fields())
+    for (size_t i = 0; i < plan.params()->fields()->size(); ++i)
+      KILN_RETURN_IF_ERROR(
+          checkName(plan.params()->fields()->Get(i)->name(), "params." + at("fields", i) + ".name"));
+  if (plan.programs())
+    for (size_t p = 0; p < plan.programs()->size(); ++p) {
+      const kp::Program *program = plan.programs()->Get(p);
+      KILN_RETURN_IF_ERROR(checkName(program->name(), at("programs", p) + ".name"));
+      if (program->dispatches())
+        for (size_t d = 0; d < program->dispatches()->size(); ++d)
+          KILN_RETURN_IF_ERROR(checkName(program->dispatches()->Get(d)->label(),
+                                         at("programs", p) + "." + at("dispatches", d) + ".label"));
+    }
+  if (plan.device_flags())
+    for (size_t i = 0; i < plan.device_flags()->size(); ++i)
+      KILN_RETURN_IF_ERROR(
+          checkName(plan.device_flags()->Get(i)->name(), at("device_flags", i) + ".name"));
+  return okStatus();
 }
 
 uint32_t dtypeBytes(kp::DType dtype) {
@@ -542,6 +603,7 @@ Status verifyPlanMeaning(const kp::Plan &plan, const DeviceLimits &limits) {
     return bad("vocab_size", "is 0");
   if (plan.max_position() == 0)
     return bad("max_position", "is 0");
+  KILN_RETURN_IF_ERROR(checkNames(plan));
   KILN_RETURN_IF_ERROR(checkBuffers(plan));
   KILN_RETURN_IF_ERROR(checkWeights(plan));
   KILN_RETURN_IF_ERROR(checkKernels(plan, limits));

@@ -167,6 +167,22 @@ TEST_F(PlanVerifyTest, BindingBufferOutOfRange) {
                         "(plan has 6 buffers)");
 }
 
+// Names reach messages and profiles: a plan that would print control bytes or broken
+// UTF-8 (a mutated plan did, 2026-12-04) is refused by name.
+TEST_F(PlanVerifyTest, NamesArePrintableAscii) {
+  PlanSpec spec = chainPlan();
+  spec.kernels[1].name = "ax\x1b[2Jpy";
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan kernels[1].name: byte 2 is 0x1b, not printable "
+                        "ASCII (names appear in messages)");
+  spec = chainPlan();
+  spec.kernels[0].name = std::string("k\xfe");
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan kernels[0].name: byte 1 is 0xfe, not printable "
+                        "ASCII (names appear in messages)");
+  spec = chainPlan();
+  spec.kernels[0].name = std::string(1025, 'k');
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan kernels[0].name: is 1025 bytes, more than 1024");
+}
+
 TEST_F(PlanVerifyTest, BindingUsedTwice) {
   PlanSpec spec = chainPlan();
   spec.kernels[2].bindings[1].binding = 0;
