@@ -174,17 +174,15 @@ void buildKernel(stage::KeyScoresOp op, KernelBuilder &kb) {
       Value safe = kb.min(u, last);
       // A sink key and a ring key both loaded (the other at a clamped row,
       // in cache), so the loads stay straight-line code.
+      // The key's ring slot (and sink row), once for all its dims.
+      Value isSink = sinks > 0 ? kb.ult(safe, kb.index(sinks)) : Value();
+      Value ringKey = isSink ? kb.select(isSink, kb.index(sinks), safe) : safe;
+      Value sinkRow = isSink ? kb.select(isSink, safe, kb.index(0)) : Value();
+      Value slot = walk.slotOf(kb, ringKey);
       for (Value d : dims) {
-        if (sinks == 0) {
-          rows[k].push_back(kb.load(kRing, {walk.kvHead, walk.slotOf(kb, safe), d}));
-          continue;
-        }
-        Value isSink = kb.ult(safe, kb.index(sinks));
-        Value ringKey = kb.select(isSink, kb.index(sinks), safe);
-        Value sinkRow = kb.select(isSink, safe, kb.index(0));
-        Value ring = kb.load(kRing, {walk.kvHead, walk.slotOf(kb, ringKey), d});
-        rows[k].push_back(
-            kb.select(isSink, kb.load(sinkK, {walk.kvHead, sinkRow, d}), ring));
+        Value ring = kb.load(kRing, {walk.kvHead, slot, d});
+        rows[k].push_back(isSink ? kb.select(isSink, kb.load(sinkK, {walk.kvHead, sinkRow, d}), ring)
+                                 : ring);
       }
     }
     for (int64_t k = 0; k < geometry.keysPerLane; ++k) {

@@ -55,12 +55,12 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
 
   Value head = kb.div(kb.workgroupId(), kb.index(slices));
   Value dimBase = kb.mul(kb.rem(kb.workgroupId(), kb.index(slices)), kb.index(dims));
-  Value kvHead = kb.div(head, kb.index(qh / kvh));
   Value qBase = kb.mul(head, kb.index(hd));
   Value position = kb.paramIndex(kb.buffer(op.getParams()),
                                  static_cast<int64_t>(op.getPositionWord()));
   KeyWalk walk = walkKeys(kb, head, qh, kvh, cap, ns, position,
                           [&](int64_t) { return window; });
+  Value kvHead = walk.kvHead;
   Value localMax = kb.strided(walk.count, kb.f32(kMostNegative), [&](Value u, Value m) {
     return kb.fmax(m, kb.load(scores, {head, u}));
   });
