@@ -171,16 +171,11 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
         c.flops = uint64_t(2 * heads * keys * hd);
         c.workgroups = uint64_t(heads) * ceilDiv(keys, kKeysPerScoreWorkgroup);
       })
-      .Case([&](AttentionOp op) {
+      .Case<AttentionOp, WindowAttentionOp>([&](auto op) {
+        // The scores' weights and the value sums over the keys read.
         int64_t hd = dimOf(op.getVRing(), 2), heads = elements(op.getOut()) / hd;
         int64_t sinks = op.getSinkV() ? dimOf(op.getSinkV(), 1) : 0;
         int64_t keys = sinks + ringKeys({op.getVRing()});
-        c.flops = uint64_t(2 * heads * keys * hd + 4 * heads * keys);
-        c.workgroups = uint64_t(heads) * ceilDiv(hd, kDimsPerValueWorkgroup);
-      })
-      .Case([&](WindowAttentionOp op) {
-        int64_t hd = dimOf(op.getVRing(), 2), heads = elements(op.getQ()) / hd;
-        int64_t keys = ringKeys({op.getVRing()}) + op.getNumSinks();
         c.flops = uint64_t(2 * heads * keys * hd + 4 * heads * keys);
         c.workgroups = uint64_t(heads) * ceilDiv(hd, kDimsPerValueWorkgroup);
       })
