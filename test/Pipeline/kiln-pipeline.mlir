@@ -9,7 +9,7 @@
 // STAGES: stage.dispatch "embed"
 // STAGES: stage.dispatch "w"
 // STAGES: stage.dispatch "head"
-// STAGES: stage.dispatch "sample_greedy"
+// STAGES: stage.dispatch "sample"
 // UNFUSED-LABEL: func.func @decode
 // UNFUSED-COUNT-4: gpu.launch_func
 // UNFUSED-NOT: gpu.launch_func

@@ -116,7 +116,7 @@ static cl::opt<int64_t> matvecLoadsInFlight(
 static cl::opt<int64_t> reduceWorkgroupSize(
     "reduce-workgroup-size",
     cl::desc("tuning: threads of a one-workgroup stage (rmsnorm, router, slerp, dory_mix, "
-             "sample_greedy), of gdn_step and the mat-vec reductions' cap; a power of two "
+             "sample), of gdn_step and the mat-vec reductions' cap; a power of two "
              "within the target's max_workgroup_size (default 0: the target's "
              "reduce_workgroup_size, else 256, capped by max_workgroup_size)"),
     cl::init(0), cl::cat(kilnCategory));

@@ -42,6 +42,29 @@ struct StepComparison {
 StepComparison compareStep(int32_t planToken, const std::vector<float> &plan,
                            const std::vector<float> &reference);
 
+/// Draws at a temperature above 0, checked against the reference's law: each drawn
+/// token must lie in the reference's top-p set (a token whose weight strictly above
+/// is below top_p of the total, with `slack` of the total for rounding at the cut),
+/// and the draws' randomized PIT over the set, sorted by probability, must be
+/// uniform (a chi-square over equal bins; docs/runtime.md).
+class DrawCheck {
+public:
+  DrawCheck(float temperature, float topP, int bins = 10)
+      : temperature_(temperature), topP_(topP), bins_(static_cast<size_t>(bins), 0.0) {}
+  /// Adds one step; false when `token` lies outside the reference's top-p set.
+  bool add(int32_t token, const std::vector<float> &reference);
+  size_t draws() const { return draws_; }
+  size_t outside() const { return outside_; }
+  /// The PIT histogram's chi-square and its critical value at significance 1e-6.
+  double chiSquare() const;
+  double critical() const;
+
+private:
+  float temperature_, topP_;
+  std::vector<double> bins_;
+  size_t draws_ = 0, outside_ = 0;
+};
+
 } // namespace kiln::tools
 
 #endif // KILN_TOOLS_KILN_RUN_REFERENCECHECK_H

@@ -60,7 +60,10 @@ const char *kUsage =
     "  --check-reference C [W]\n"
     "                        run the CPU reference of config C (weights W, default --weights)\n"
     "                        side by side:\n"
-    "                        greedy tokens must match and log-probs agree (exit 1 if not)\n"
+    "                        log-probs must agree, and greedy tokens match; at a\n"
+    "                        temperature, every draw must lie in the reference's top-p\n"
+    "                        set and the draws pass a chi-square test against its\n"
+    "                        probabilities (exit 1 if not)\n"
     "  --tolerance T         max abs log-prob error for --check-reference (default 1e-3)\n"
     "  --list-devices        list Vulkan devices and exit\n"
     "  --help                this text\n";
@@ -233,8 +236,6 @@ bool parseArguments(int argc, char **argv, Arguments &args) {
     return fail("--weights is required");
   if (!args.havePrompt)
     return fail("--prompt is required");
-  if (!args.checkReference.empty() && args.temperature != 0)
-    return fail("--check-reference compares greedy tokens: leave --temperature at 0");
   if (!args.checkReference.empty() && args.startPosition != 0)
     return fail("--start-position runs over zeroed state, which the reference does not "
                 "have: it cannot be checked (leave one of them out)");
@@ -345,6 +346,7 @@ int run(const Arguments &args) {
   }
   double worstError = 0;
   bool tokensDiffer = false;
+  kiln::tools::DrawCheck draws(static_cast<float>(args.temperature), static_cast<float>(args.topP));
   std::vector<float> planLogprobs(info.vocab_size), referenceLogprobs;
   auto check = [&](const std::vector<int32_t> &call, int32_t planToken) -> bool {
     std::string error;
@@ -357,7 +359,11 @@ int run(const Arguments &args) {
     }
     kiln::tools::StepComparison step =
         kiln::tools::compareStep(planToken, planLogprobs, referenceLogprobs);
-    if (step.planToken != step.referenceToken && !tokensDiffer) {
+    if (args.temperature > 0) {
+      if (!draws.add(planToken, referenceLogprobs) && draws.outside() == 1)
+        std::fprintf(stderr, "check-reference: step %zu: plan drew %d, outside the reference's "
+                     "top-p set\n", generated.size(), planToken);
+    } else if (step.planToken != step.referenceToken && !tokensDiffer) {
       std::fprintf(stderr, "check-reference: step %zu: plan chose %d, reference %d\n",
                    generated.size(), step.planToken, step.referenceToken);
       tokensDiffer = true;
@@ -417,10 +423,19 @@ int run(const Arguments &args) {
       std::printf("token %d logprob %.6f\n", step.token, step.logprob);
   if (reference) {
     bool ok = !tokensDiffer && worstError <= args.tolerance;
+    if (args.temperature > 0) {
+      const bool drawsOk = draws.outside() == 0 && draws.chiSquare() < draws.critical();
+      std::printf("check-reference: %zu draws at temperature %g, top-p %g: %zu outside the "
+                  "reference's top-p set, PIT chi-square %.1f (critical %.1f): %s\n",
+                  draws.draws(), args.temperature, args.topP, draws.outside(), draws.chiSquare(),
+                  draws.critical(), drawsOk ? "PASS" : "FAIL");
+      ok = ok && drawsOk;
+    }
     std::printf("check-reference: %zu steps, tokens %s, max abs log-prob error %.3g "
                 "(tolerance %.3g): %s\n",
-                generated.size(), tokensDiffer ? "DIFFER" : "equal", worstError, args.tolerance,
-                ok ? "PASS" : "FAIL");
+                generated.size(),
+                args.temperature > 0 ? "drawn" : tokensDiffer ? "DIFFER" : "equal", worstError,
+                args.tolerance, ok ? "PASS" : "FAIL");
     // The plan matching a reference that left its loop early means the
     // device took the same exits (the read-out's log-probs differ from the
     // last pass's).

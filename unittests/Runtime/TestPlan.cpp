@@ -74,7 +74,7 @@ std::vector<uint8_t> buildPlan(const PlanSpec &spec) {
   flatbuffers::Offset<kp::DeviceGreedy> greedy = 0;
   if (spec.greedy)
     greedy = kp::CreateDeviceGreedy(b, spec.greedy->first, spec.greedy->second);
-  auto sampling = kp::CreateSampling(b, kp::SamplingSite::Host, spec.headGate, greedy);
+  auto sampling = kp::CreateSampling(b, spec.site, spec.headGate, greedy);
   auto plan = kp::CreatePlanDirect(b, spec.version, spec.target, "unittest", "test", "{}", "",
                                    spec.vocab, spec.maxPosition, &buffers, &weights, &kernels, params,
                                    &programs, &flags, sampling);

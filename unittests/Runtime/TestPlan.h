@@ -87,6 +87,7 @@ struct PlanSpec {
   kp::HeadGateRule headGate = kp::HeadGateRule::None;
   std::vector<FlagSpec> flags;
   std::optional<std::pair<uint32_t, uint64_t>> greedy; // sampling.greedy (buffer, offset)
+  kp::SamplingSite site = kp::SamplingSite::Host;
 };
 
 /// The SPIR-V words of Inputs/<name>.spvasm (assembled at build time); empty on error.

@@ -684,7 +684,7 @@ TEST_F(KernelExecution, SampleGreedyTiesInfinitiesAndNaN) {
   const char *module = R"(
 func.func @f(%v: memref<9000xf32>, %o: memref<2xi32>) {
   stage.dispatch "sample" {
-    stage.sample_greedy values(%v : memref<9000xf32>) out(%o : memref<2xi32>) {logits}
+    stage.sample values(%v : memref<9000xf32>) out(%o : memref<2xi32>) {logits}
   }
   return
 })";

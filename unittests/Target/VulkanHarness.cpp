@@ -125,6 +125,13 @@ std::string VulkanHarness::run(const std::vector<uint32_t> &spirv,
                                const std::string &entry,
                                std::vector<std::vector<uint8_t>> &data,
                                uint32_t groups) {
+  return runMany(spirv, entry, data, groups, 1, nullptr, nullptr);
+}
+
+std::string VulkanHarness::runMany(const std::vector<uint32_t> &spirv, const std::string &entry,
+                                   Buffers &data, uint32_t groups, uint32_t runs,
+                                   const std::function<void(uint32_t, Buffers &)> &prepare,
+                                   const std::function<void(uint32_t, const Buffers &)> &collect) {
   State &s = *state;
   RunObjects objects{s.device};
   VkPhysicalDeviceMemoryProperties memProps;
@@ -156,10 +163,6 @@ std::string VulkanHarness::run(const std::vector<uint32_t> &spirv,
     CHECK_VK(vkAllocateMemory(s.device, &alloc, nullptr, &memory), "vkAllocateMemory");
     objects.memories.push_back(memory);
     CHECK_VK(vkBindBufferMemory(s.device, buffer, memory, 0), "vkBindBufferMemory");
-    void *mapped;
-    CHECK_VK(vkMapMemory(s.device, memory, 0, bytes.size(), 0, &mapped), "vkMapMemory");
-    std::memcpy(mapped, bytes.data(), bytes.size());
-    vkUnmapMemory(s.device, memory);
   }
   VkShaderModuleCreateInfo shaderInfo{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   shaderInfo.codeSize = spirv.size() * sizeof(uint32_t);
@@ -242,15 +245,29 @@ std::string VulkanHarness::run(const std::vector<uint32_t> &spirv,
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = 1;
   submit.pCommandBuffers = &cmd;
-  CHECK_VK(vkQueueSubmit(s.queue, 1, &submit, objects.fence), "vkQueueSubmit");
-  CHECK_VK(vkWaitForFences(s.device, 1, &objects.fence, VK_TRUE, UINT64_MAX),
-           "vkWaitForFences");
-  for (size_t i = 0; i < data.size(); ++i) {
-    void *mapped;
-    CHECK_VK(vkMapMemory(s.device, objects.memories[i], 0, data[i].size(), 0, &mapped),
-             "vkMapMemory");
-    std::memcpy(data[i].data(), mapped, data[i].size());
-    vkUnmapMemory(s.device, objects.memories[i]);
+  for (uint32_t run = 0; run < runs; ++run) {
+    if (prepare)
+      prepare(run, data);
+    for (size_t i = 0; i < data.size(); ++i) {
+      void *mapped;
+      CHECK_VK(vkMapMemory(s.device, objects.memories[i], 0, data[i].size(), 0, &mapped),
+               "vkMapMemory");
+      std::memcpy(mapped, data[i].data(), data[i].size());
+      vkUnmapMemory(s.device, objects.memories[i]);
+    }
+    CHECK_VK(vkQueueSubmit(s.queue, 1, &submit, objects.fence), "vkQueueSubmit");
+    CHECK_VK(vkWaitForFences(s.device, 1, &objects.fence, VK_TRUE, UINT64_MAX),
+             "vkWaitForFences");
+    CHECK_VK(vkResetFences(s.device, 1, &objects.fence), "vkResetFences");
+    for (size_t i = 0; i < data.size(); ++i) {
+      void *mapped;
+      CHECK_VK(vkMapMemory(s.device, objects.memories[i], 0, data[i].size(), 0, &mapped),
+               "vkMapMemory");
+      std::memcpy(data[i].data(), mapped, data[i].size());
+      vkUnmapMemory(s.device, objects.memories[i]);
+    }
+    if (collect)
+      collect(run, data);
   }
   return "";
 }

@@ -8,6 +8,7 @@
 #define KILN_UNITTESTS_TARGET_VULKANHARNESS_H
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +26,14 @@ public:
   /// success, else what failed.
   std::string run(const std::vector<uint32_t> &spirv, const std::string &entry,
                   std::vector<std::vector<uint8_t>> &buffers, uint32_t groups);
+  /// The same, `runs` times with one pipeline: before run r, `prepare(r,
+  /// buffers)` may change what is uploaded; after it, `collect(r, buffers)`
+  /// sees what came back. For statistics over many dispatches.
+  using Buffers = std::vector<std::vector<uint8_t>>;
+  std::string runMany(const std::vector<uint32_t> &spirv, const std::string &entry,
+                      Buffers &buffers, uint32_t groups, uint32_t runs,
+                      const std::function<void(uint32_t, Buffers &)> &prepare,
+                      const std::function<void(uint32_t, const Buffers &)> &collect);
 
   std::string deviceName() const;
   /// The device's subgroup size, for the report only: kernels never use it.

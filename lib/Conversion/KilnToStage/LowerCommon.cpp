@@ -7,6 +7,8 @@
 
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <tuple>
+
 using namespace mlir;
 
 namespace kiln::lowering {
@@ -47,7 +49,9 @@ LogicalResult Lowering::run() {
   Block *entry = func_.addEntryBlock();
   builder_.setInsertionPointToEnd(entry);
   vocab_ = static_cast<int64_t>(model_.getVocab());
-  params_ = addArgument(MemRefType::get({4}, IntegerType::get(ctx, 32)),
+  // Words 0-2 token, position, head gate; 3-5 stage.sample's temperature,
+  // top_p and random word; two spare.
+  params_ = addArgument(MemRefType::get({8}, IntegerType::get(ctx, 32)),
                         {BufferKind::Params, "params", {}});
   if (failed(lowerBlock(model_.getStep().getBody().front())))
     return failure();
@@ -280,11 +284,11 @@ LogicalResult Lowering::lowerReturn(kg::ReturnOp op) {
   MLIRContext *ctx = module_.getContext();
   sampled_ = addArgument(MemRefType::get({2}, IntegerType::get(ctx, 32)),
                          {BufferKind::State, "sampled", {}});
-  auto sample = stage::DispatchOp::create(builder_, op.getLoc(), kernelName("sample_greedy"));
+  auto sample = stage::DispatchOp::create(builder_, op.getLoc(), kernelName("sample"));
   OpBuilder b = OpBuilder::atBlockEnd(&sample.getBody().front());
   Value readback = func_.getBody().front().getArgument(readbackArg_);
-  stage::SampleGreedyOp::create(b, op.getLoc(), readback, sampled_,
-                                readbackValues_ == "Logits");
+  stage::SampleOp::create(b, op.getLoc(), readback, params_, sampled_,
+                          readbackValues_ == "Logits");
   return success();
 }
 
@@ -338,7 +342,19 @@ void Lowering::finish() {
                      b.getNamedAttr("count", b.getI64IntegerAttr(vocab_)),
                      b.getNamedAttr("values", b.getStringAttr(readbackValues_)),
                  }));
-  func_->setAttr(stage::kParamsAttrName, b.getArrayAttr({}));
+  // The session's sampling options, for stage.sample's draw.
+  SmallVector<Attribute> params;
+  if (sampled_)
+    for (auto [name, word, rule] :
+         {std::tuple{"temperature", stage::kTemperatureWord, "Temperature"},
+          std::tuple{"top_p", stage::kTopPWord, "TopP"},
+          std::tuple{"random", stage::kRandomWord, "RandomU32"}})
+      params.push_back(b.getDictionaryAttr({
+          b.getNamedAttr("name", b.getStringAttr(name)),
+          b.getNamedAttr("word", b.getI64IntegerAttr(word)),
+          b.getNamedAttr("rule", b.getStringAttr(rule)),
+      }));
+  func_->setAttr(stage::kParamsAttrName, b.getArrayAttr(params));
   SmallVector<Attribute> flags;
   if (exitFlag_)
     flags.push_back(b.getDictionaryAttr({
@@ -355,6 +371,7 @@ void Lowering::finish() {
                        b.getNamedAttr("arg", b.getI64IntegerAttr(
                                                  cast<BlockArgument>(sampled_).getArgNumber())),
                        b.getNamedAttr("byte_offset", b.getI64IntegerAttr(0)),
+                       b.getNamedAttr("draws", b.getUnitAttr()),
                    }));
 }
 

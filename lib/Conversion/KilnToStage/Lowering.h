@@ -196,7 +196,7 @@ private:
   /// Once the first exit test is emitted, every later dispatch of the call
   /// carries skip_if(exitFlag_)[0].
   mlir::Value exitFlag_;
-  /// The device's greedy pick of the step (stage.sample_greedy): token id
+  /// The device's greedy pick of the step (stage.sample): token id
   /// and log-probability bits, a State buffer the runtime reads.
   mlir::Value sampled_;
   bool skipping_ = false;

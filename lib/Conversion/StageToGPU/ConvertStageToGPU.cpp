@@ -33,7 +33,7 @@ FailureOr<KernelShape> shapeOfStage(Operation *op, const StageToGPUOptions &o) {
             stage::ConvRingOp, stage::GdnStepOp, stage::RopeKvWriteOp,
             stage::KeyScoresOp, stage::AttentionOp, stage::RouterOp, stage::ClusterLogitsOp,
             stage::HeadRowsOp, stage::DoryPrepOp, stage::SlerpOp,
-            stage::DoryMixOp, stage::SampleGreedyOp>(
+            stage::DoryMixOp, stage::SampleOp>(
           [&](auto stageOp) { return shapeOf(stageOp, o); })
       .Case<stage::SiluMulOp, stage::AddOp, stage::MulOp, stage::SigmoidGateOp>(
           [&](Operation *e) { return shapeOfElementwise(e, o); })
@@ -51,7 +51,7 @@ void buildStage(Operation *op, KernelBuilder &kb) {
             stage::ConvRingOp, stage::GdnStepOp, stage::RopeKvWriteOp,
             stage::KeyScoresOp, stage::AttentionOp, stage::RouterOp, stage::ClusterLogitsOp,
             stage::HeadRowsOp, stage::DoryPrepOp, stage::SlerpOp,
-            stage::DoryMixOp, stage::SampleGreedyOp>(
+            stage::DoryMixOp, stage::SampleOp>(
           [&](auto stageOp) { buildKernel(stageOp, kb); })
       .Case<stage::SiluMulOp, stage::AddOp, stage::MulOp, stage::SigmoidGateOp>(
           [&](Operation *e) { buildElementwiseKernel(e, kb); })

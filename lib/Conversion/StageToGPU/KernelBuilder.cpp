@@ -239,6 +239,29 @@ void KernelBuilder::ifThenElse(Value cond, const std::function<void()> &then,
   otherwise();
 }
 
+SmallVector<Value> KernelBuilder::ifThenElseValues(Value cond,
+                                             const std::function<SmallVector<Value>()> &then,
+                                             const std::function<SmallVector<Value>()> &otherwise) {
+  // Both branches are built first, in detached blocks, for the result types.
+  auto branch = [&](const std::function<SmallVector<Value>()> &body, Block *block) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(block);
+    SmallVector<Value> values = body();
+    scf::YieldOp::create(b, loc, values);
+    return values;
+  };
+  Block *thenBlock = new Block(), *elseBlock = new Block();
+  SmallVector<Type> types;
+  for (Value v : branch(then, thenBlock))
+    types.push_back(v.getType());
+  branch(otherwise, elseBlock);
+  auto ifOp = scf::IfOp::create(b, loc, types, cond, /*addThenBlock=*/false,
+                                /*addElseBlock=*/false);
+  ifOp.getThenRegion().push_back(thenBlock);
+  ifOp.getElseRegion().push_back(elseBlock);
+  return SmallVector<Value>(ifOp.getResults());
+}
+
 void KernelBuilder::forLoop(Value lb, Value ub, Value step,
                             const std::function<void(Value)> &body) {
   auto loop = scf::ForOp::create(b, loc, lb, ub, step);

@@ -126,6 +126,11 @@ public:
   void ifThen(mlir::Value cond, const std::function<void()> &then);
   void ifThenElse(mlir::Value cond, const std::function<void()> &then,
                   const std::function<void()> &otherwise);
+  /// The values `then` or `otherwise` returns (of the same types), as one
+  /// scf.if with results.
+  llvm::SmallVector<mlir::Value>
+  ifThenElseValues(mlir::Value cond, const std::function<llvm::SmallVector<mlir::Value>()> &then,
+             const std::function<llvm::SmallVector<mlir::Value>()> &otherwise);
   void forLoop(mlir::Value lb, mlir::Value ub, mlir::Value step,
                const std::function<void(mlir::Value)> &body);
   /// A loop carrying values; body returns the next values. A loop that runs
@@ -286,8 +291,8 @@ KernelShape shapeOf(stage::SlerpOp op, const StageToGPUOptions &o);
 void buildKernel(stage::SlerpOp op, KernelBuilder &kb);
 KernelShape shapeOf(stage::DoryMixOp op, const StageToGPUOptions &o);
 void buildKernel(stage::DoryMixOp op, KernelBuilder &kb);
-KernelShape shapeOf(stage::SampleGreedyOp op, const StageToGPUOptions &o);
-void buildKernel(stage::SampleGreedyOp op, KernelBuilder &kb);
+KernelShape shapeOf(stage::SampleOp op, const StageToGPUOptions &o);
+void buildKernel(stage::SampleOp op, KernelBuilder &kb);
 
 /// Vulkan's guaranteed minimum of maxComputeWorkGroupCount[0]: no grid is
 /// wider; a kernel with more items walks them in turn.

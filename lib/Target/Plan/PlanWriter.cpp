@@ -204,7 +204,7 @@ private:
   LogicalResult readReadback(func::FuncOp func, const std::vector<LogicalBuffer> &args,
                              PlanProgram &program);
   LogicalResult readDeviceFlags(func::FuncOp func, const std::vector<LogicalBuffer> &args);
-  /// kiln.sampled: where decode leaves its device-side greedy pick.
+  /// kiln.sampled: where decode leaves its device-side pick, and whether it draws.
   LogicalResult readSampled(func::FuncOp func, const std::vector<LogicalBuffer> &args);
   FailureOr<uint32_t> kernelFor(gpu::LaunchFuncOp launch, gpu::GPUFuncOp kernel,
                                 const std::vector<LogicalBuffer> &args);
@@ -234,8 +234,10 @@ private:
   /// Programs whose readback needs a Readback buffer of its own: the index
   /// of the program and the byte size.
   std::vector<std::pair<size_t, uint64_t>> pendingReadbacks_;
-  /// (buffer, byte offset) of decode's device-side greedy pick, if any.
+  /// (buffer, byte offset) of decode's device-side pick, if any.
   std::optional<std::pair<uint32_t, uint64_t>> greedy_;
+  /// The pick also draws at the session's temperature and top-p.
+  bool drawsOnDevice_ = false;
 };
 
 LogicalResult PlanWriter::readModuleAttributes() {
@@ -568,6 +570,21 @@ LogicalResult PlanWriter::readSampled(func::FuncOp func, const std::vector<Logic
                           "got '")
            << buffer.name << "'";
   greedy_ = std::make_pair(bufferOf(buffer.slot), buffer.byteOffset + extra);
+  drawsOnDevice_ = sampled.get("draws") != nullptr;
+  if (!drawsOnDevice_)
+    return success();
+  // stage.sample's draw reads fixed words: the fields there must be the session's
+  // sampling options.
+  for (auto [word, rule] : {std::pair{stage::kTemperatureWord, plan::ParamRule::Temperature},
+                            std::pair{stage::kTopPWord, plan::ParamRule::TopP},
+                            std::pair{stage::kRandomWord, plan::ParamRule::RandomU32}}) {
+    bool found = llvm::any_of(params_, [&](const ParamFieldSpec &field) {
+      return field.byteOffset == 4 * word && field.rule == rule;
+    });
+    if (!found)
+      return func.emitError("plan writer: kiln.sampled draws on the device, but params word ")
+             << word << " is not a " << plan::EnumNameParamRule(rule) << " field";
+  }
   return success();
 }
 
@@ -823,7 +840,9 @@ FailureOr<std::vector<uint8_t>> PlanWriter::serialize() {
   fb::Offset<plan::DeviceGreedy> greedy;
   if (greedy_)
     greedy = plan::CreateDeviceGreedy(fbb, greedy_->first, greedy_->second);
-  auto sampling = plan::CreateSampling(fbb, plan::SamplingSite::Host,
+  auto sampling = plan::CreateSampling(fbb,
+                                       drawsOnDevice_ ? plan::SamplingSite::Device
+                                                      : plan::SamplingSite::Host,
                                        family_ == "embryo" ? plan::HeadGateRule::SessionOption
                                                            : plan::HeadGateRule::None,
                                        greedy);

@@ -619,6 +619,22 @@ Status verifyPlanMeaning(const kp::Plan &plan, const DeviceLimits &limits) {
     if (bufferKind(plan, greedy->buffer()) != kp::BufferKind::State)
       return bad("sampling.greedy", "must live in a State buffer");
   }
+  if (plan.sampling() && plan.sampling()->site() == kp::SamplingSite::Device) {
+    // The device draws: it needs its pick and the session's options, once each.
+    if (!plan.sampling()->greedy())
+      return bad("sampling", "site Device needs the device's pick (sampling.greedy)");
+    for (kp::ParamRule rule :
+         {kp::ParamRule::Temperature, kp::ParamRule::TopP, kp::ParamRule::RandomU32}) {
+      int fields = 0;
+      if (plan.params()->fields())
+        for (const kp::ParamField *field : *plan.params()->fields())
+          fields += field->rule() == rule;
+      if (fields != 1)
+        return bad("sampling", std::string("site Device needs exactly one ") +
+                                   kp::EnumNameParamRule(rule) + " params field, the plan has " +
+                                   std::to_string(fields));
+    }
+  }
   return okStatus();
 }
 

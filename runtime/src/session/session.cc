@@ -282,12 +282,16 @@ Status Session::recordPrograms() {
     KILN_RETURN_IF_ERROR(recordOne(*prefill_, *prefill, TimestampMode::None, 1));
   }
   recordInputs_ = std::move(inputs);
-  // Greedy steps run many to a submission when the plan picks on the device;
-  // profiling and the repeat knob measure single calls.
-  // (Temperature is checked per generate(): kiln_session_set_sampling changes it.)
-  if (plan.sampling() && plan.sampling()->greedy() && options_.tokensPerSubmit > 1 && !options_.profiling && options_.decodeRepeat <= 1) {
-    greedy_ = std::make_unique<GreedyBatches>();
-    KILN_RETURN_IF_ERROR(greedy_->create(device_, plan, plan_.decode(), options_.tokensPerSubmit));
+  // Steps run many to a submission when the plan picks on the device;
+  // profiling and the repeat knob measure single calls. A plan that draws on
+  // the device gets batches even at one token a submission: its draws at a
+  // temperature above 0 always come from them (drawsOnDevice()).
+  // (Temperature is checked per call: kiln_session_set_sampling changes it.)
+  const bool draws = plan.sampling() && plan.sampling()->site() == kp::SamplingSite::Device;
+  if (plan.sampling() && plan.sampling()->greedy() && (options_.tokensPerSubmit > 1 || draws) &&
+      !options_.profiling && options_.decodeRepeat <= 1) {
+    batches_ = std::make_unique<PickBatches>();
+    KILN_RETURN_IF_ERROR(batches_->create(device_, plan, plan_.decode(), options_.tokensPerSubmit));
   }
   return okStatus();
 }
@@ -401,19 +405,30 @@ Status Session::sample(kiln_step_result_t *result) {
   return okStatus();
 }
 
+bool Session::drawsOnDevice() const {
+  const kp::Plan &plan = plan_.root();
+  return batches_ && plan.sampling() && plan.sampling()->site() == kp::SamplingSite::Device;
+}
+
 Status Session::prefill(const int32_t *tokens, size_t count, kiln_step_result_t *result) {
   if (!failed_.ok())
     return failed_;
   if (count == 0)
     return invalidArgument("prefill: no tokens");
   KILN_RETURN_IF_ERROR(checkTokens(tokens, count));
+  // A draw on the device takes the prompt's last row through a pick batch.
+  const bool lastRowDraws =
+      result && options_.temperature > 0 && drawsOnDevice() && !prefill_;
+  const size_t fedRows = lastRowDraws ? count - 1 : count;
   size_t done = 0;
-  while (done < count) {
+  while (done < fedRows) {
     ProgramState &state = prefill_ ? *prefill_ : decode_;
-    const uint32_t rows = static_cast<uint32_t>(std::min<size_t>(count - done, state.program->max_rows()));
+    const uint32_t rows = static_cast<uint32_t>(std::min<size_t>(fedRows - done, state.program->max_rows()));
     KILN_RETURN_IF_ERROR(fail(runCall(state, tokens + done, rows, /*decoding=*/false)));
     done += rows;
   }
+  if (lastRowDraws)
+    return runPickBatch(tokens[count - 1], 1, result, /*decoding=*/false);
   // A bad readback (NaN, nothing finite) is a result, not a broken device: the session
   // stays usable.
   KILN_RETURN_IF_ERROR(finishReadback());
@@ -424,6 +439,8 @@ Status Session::step(int32_t token, kiln_step_result_t *result) {
   if (!failed_.ok())
     return failed_;
   KILN_RETURN_IF_ERROR(checkTokens(&token, 1));
+  if (result && options_.temperature > 0 && drawsOnDevice())
+    return runPickBatch(token, 1, result);
   KILN_RETURN_IF_ERROR(fail(runCall(decode_, &token, 1, /*decoding=*/true)));
   KILN_RETURN_IF_ERROR(finishReadback());
   return sample(result);
@@ -434,23 +451,29 @@ Status Session::generate(int32_t token, size_t count, kiln_step_result_t *result
     return failed_;
   if (!results)
     return invalidArgument("generate: out_results must be non-null");
+  // Greedy steps batch when the session asks for more than one a submission;
+  // draws batch whenever the device makes them.
+  const bool batched = batches_ && (options_.temperature == 0
+                                        ? options_.tokensPerSubmit > 1
+                                        : drawsOnDevice());
   size_t done = 0;
   while (done < count) {
-    if (!greedy_ || options_.temperature != 0) {
+    if (!batched) {
       KILN_RETURN_IF_ERROR(step(token, &results[done]));
       token = results[done++].token;
       continue;
     }
     const uint32_t steps =
-        static_cast<uint32_t>(std::min<size_t>(count - done, greedy_->maxSteps()));
-    KILN_RETURN_IF_ERROR(runGreedyBatch(token, steps, results + done));
+        static_cast<uint32_t>(std::min<size_t>(count - done, batches_->maxSteps()));
+    KILN_RETURN_IF_ERROR(runPickBatch(token, steps, results + done));
     done += steps;
     token = results[done - 1].token;
   }
   return okStatus();
 }
 
-Status Session::runGreedyBatch(int32_t token, uint32_t steps, kiln_step_result_t *results) {
+Status Session::runPickBatch(int32_t token, uint32_t steps, kiln_step_result_t *results,
+                             bool decoding) {
   const kp::Plan &plan = plan_.root();
   // The fed token, and room for every step before max_position.
   KILN_RETURN_IF_ERROR(checkTokens(std::vector<int32_t>(steps, token).data(), steps));
@@ -465,11 +488,11 @@ Status Session::runGreedyBatch(int32_t token, uint32_t steps, kiln_step_result_t
     values.temperature = options_.temperature;
     values.topP = options_.topP;
     values.generator = &generator_;
-    writeParamBlock(*plan.params(), greedy_->block(step), values);
+    writeParamBlock(*plan.params(), batches_->block(step), values);
   }
-  KILN_RETURN_IF_ERROR(greedy_->flushBlocks());
+  KILN_RETURN_IF_ERROR(batches_->flushBlocks());
   VkCommandBuffer commands;
-  KILN_RETURN_IF_ERROR(fail(greedy_->commandsFor(steps, recordInputs_, commands)));
+  KILN_RETURN_IF_ERROR(fail(batches_->commandsFor(steps, recordInputs_, commands)));
 
   auto start = std::chrono::steady_clock::now();
   KILN_RETURN_IF_ERROR(fail(vk::submit(device_.queue(), commands, fence_.handle())));
@@ -478,22 +501,27 @@ Status Session::runGreedyBatch(int32_t token, uint32_t steps, kiln_step_result_t
                                               : fence_.waitAndReset(kFenceTimeoutNs)));
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  decodeSubmitMs_ += std::chrono::duration<double, std::milli>(submitted - start).count();
   totalMs_ += ms;
-  decodeMs_ += ms;
-  decodeTokens_ += steps;
+  if (decoding) {
+    decodeSubmitMs_ += std::chrono::duration<double, std::milli>(submitted - start).count();
+    decodeMs_ += ms;
+    decodeTokens_ += steps;
+    ++decodeCalls_;
+  } else {
+    prefillMs_ += ms;
+    prefillTokens_ += steps;
+  }
   tokens_ += steps;
   position_ += steps;
   ++calls_;
-  ++decodeCalls_;
 
-  KILN_RETURN_IF_ERROR(greedy_->readResults(steps, results));
+  KILN_RETURN_IF_ERROR(batches_->readResults(steps, results));
   KILN_RETURN_IF_ERROR(takeReadback(plan_.decode()));
   KILN_RETURN_IF_ERROR(finishReadback());
   const uint32_t vocab = plan.vocab_size();
   for (uint32_t step = 0; step < steps; ++step)
     if (static_cast<uint32_t>(results[step].token) >= vocab)
-      return failedPrecondition("generate: step " + std::to_string(step) +
+      return failedPrecondition("step " + std::to_string(step) +
                                 " of the submission has no finite log-probability to pick "
                                 "(all -inf, or a NaN)");
   return okStatus();

@@ -7,7 +7,7 @@
 #define KILN_RUNTIME_SESSION_SESSION_H
 
 #include "plan/loaded_plan.h"
-#include "session/greedy_batch.h"
+#include "session/pick_batches.h"
 #include "session/recorder.h"
 #include "session/sampler.h"
 #include "vulkan/buffer.h"
@@ -88,8 +88,15 @@ private:
   Status finishReadback();
   Status sample(kiln_step_result_t *result);
   Status checkTokens(const int32_t *tokens, size_t count) const;
-  /// `steps` greedy steps in one submission (GreedyBatches).
-  Status runGreedyBatch(int32_t token, uint32_t steps, kiln_step_result_t *results);
+  /// `steps` steps in one submission, each fed the device's pick of the one
+  /// before (PickBatches); `decoding` counts them as decode, else as prefill.
+  Status runPickBatch(int32_t token, uint32_t steps, kiln_step_result_t *results,
+                      bool decoding = true);
+  /// The device draws at the session's temperature (the plan's sampling site is
+  /// Device and the session can run pick batches): at a temperature above 0
+  /// every token comes from a pick batch, so a seed gives the same tokens at
+  /// any tokens-per-submit.
+  bool drawsOnDevice() const;
   /// Marks the session failed with `status` (when it is a failure) and returns it.
   Status fail(const Status &status);
 
@@ -107,7 +114,7 @@ private:
   ProgramState decode_;
   std::unique_ptr<ProgramState> prefill_;
   RecordInputs recordInputs_;
-  std::unique_ptr<GreedyBatches> greedy_; // null: the plan or options rule it out
+  std::unique_ptr<PickBatches> batches_; // null: the plan or options rule it out
 
   uint32_t position_ = 0;
   SplitMix64 generator_;

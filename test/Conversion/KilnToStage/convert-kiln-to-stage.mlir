@@ -6,20 +6,23 @@
 // Scratch planes whose live ranges do not overlap share a slot.
 
 // CHECK-LABEL: module attributes {kiln.config = "", kiln.family = "embryo", kiln.max_position = 4096 : i64, kiln.vocab_size = 6 : i64, kiln.weight_format = "f16"}
-// CHECK: func.func @decode(%[[P:[a-z0-9]+]]: memref<4xi32> {kiln.buffer = {byte_offset = 0 : i64, byte_size = 16 : i64, kind = "params", name = "params", slot = 0 : i64}},
+// CHECK: func.func @decode(%[[P:[a-z0-9]+]]: memref<8xi32> {kiln.buffer = {byte_offset = 0 : i64, byte_size = 32 : i64, kind = "params", name = "params", slot = 0 : i64}},
 // CHECK-SAME: %[[E:[a-z0-9]+]]: memref<6x2xvector<4xi32>> {kiln.buffer = {byte_offset = 0 : i64, byte_size = 192 : i64, kind = "weight", name = "embed", slot = 1 : i64, tensors = [{byte_offset = 0 : i64, dtype = "F16", layout = "F16RowMajor", name = "embed", row_pitch_bytes = 32 : i64, shape = [6, 12]}]}},
 // CHECK-SAME: %[[H:[a-z0-9]+]]: memref<12xf32> {kiln.buffer = {{{.*}}kind = "scratch", name = "plane.embed", slot = [[SLOT:[0-9]+]] : i64}}
 // CHECK-SAME: %[[LC:[a-z0-9]+]]: memref<2xf32> {kiln.buffer = {{{.*}}kind = "scratch", name = "plane.log_softmax", slot = [[SLOT]] : i64}}
 // CHECK-SAME: %[[OUT:[a-z0-9]+]]: memref<6xf32> {kiln.buffer = {{{.*}}kind = "readback", name = "readback"
+// The session's sampling options, for stage.sample's draw (params words 3-5).
+// CHECK-SAME: kiln.params = [{name = "temperature", rule = "Temperature", word = 3 : i64}, {name = "top_p", rule = "TopP", word = 4 : i64}, {name = "random", rule = "RandomU32", word = 5 : i64}]
 // CHECK-SAME: kiln.readback = {arg = 8 : i64, byte_offset = 0 : i64, count = 6 : i64, values = "LogProbs"}
+// CHECK-SAME: kiln.sampled = {arg = 9 : i64, byte_offset = 0 : i64, draws}
 // CHECK: stage.dispatch "embed" {
-// CHECK-NEXT: stage.embed_gather table(%[[E]] : memref<6x2xvector<4xi32>>) params(%[[P]] : memref<4xi32>) out(%[[H]] : memref<12xf32>)
+// CHECK-NEXT: stage.embed_gather table(%[[E]] : memref<6x2xvector<4xi32>>) params(%[[P]] : memref<8xi32>) out(%[[H]] : memref<12xf32>)
 // CHECK: stage.dispatch "final_norm" {
 // CHECK-NEXT: stage.rmsnorm residual(%[[H]] : memref<12xf32>) weight(%{{.*}} : memref<12xf32>) outs(%[[X:[a-z0-9]+]] : memref<12xf32>) {eps = 9.99999997E-7 : f32, zero_centered}
 // CHECK: stage.dispatch "cluster_logits" {
 // CHECK-NEXT: stage.cluster_logits input(%[[X]] : memref<12xf32>) clusters(%{{.*}} : memref<2x12xf32>) out(%[[LC]] : memref<2xf32>)
 // CHECK: stage.dispatch "head_rows" {
-// CHECK-NEXT: stage.head_rows input(%[[X]] : memref<12xf32>) rows(%{{.*}} : memref<6x2xvector<4xi32>>) cluster_logits(%[[LC]] : memref<2xf32>) params(%[[P]] : memref<4xi32>) out(%[[OUT]] : memref<6xf32>) {format = #stage.format<f16>}
+// CHECK-NEXT: stage.head_rows input(%[[X]] : memref<12xf32>) rows(%{{.*}} : memref<6x2xvector<4xi32>>) cluster_logits(%[[LC]] : memref<2xf32>) params(%[[P]] : memref<8xi32>) out(%[[OUT]] : memref<6xf32>) {format = #stage.format<f16>}
 // CHECK-NOT: kiln.
 // CHECK: return
 kiln.model @head_f16 embryo attributes {eps = 1.0e-06 : f32, hidden = 12 : i64, intermediate = 8 : i64, vocab = 6 : i64, zero_centered_norm} {
@@ -106,8 +109,8 @@ kiln.model @head_q8 embryo attributes {eps = 1.0e-06 : f32, hidden = 12 : i64, i
 // CHECK: stage.dispatch "mul" {
 // CHECK-NEXT: stage.mul ins(%{{.*}}, %[[HS]] : memref<4xf32>, memref<4xf32>) out(%arg[[RB]] : memref<4xf32>)
 // The device's greedy pick of the read-out's logits, never skipped.
-// CHECK: stage.dispatch "sample_greedy" {
-// CHECK-NEXT: stage.sample_greedy values(%arg[[RB]] : memref<4xf32>) out(%{{.*}} : memref<2xi32>) {logits}
+// CHECK: stage.dispatch "sample" {
+// CHECK-NEXT: stage.sample values(%arg[[RB]] : memref<4xf32>) params(%[[P]] : memref<8xi32>) out(%{{.*}} : memref<2xi32>) {logits}
 // CHECK-NOT: stage.dispatch
 kiln.model @loop dory attributes {eps = 1.0e-06 : f32, hidden = 8 : i64, intermediate = 8 : i64, vocab = 4 : i64} {
   kiln.weight_decl @embed : !kiln.weight<[4, 8], f16>
@@ -148,7 +151,7 @@ kiln.model @loop dory attributes {eps = 1.0e-06 : f32, hidden = 8 : i64, interme
 // the pass-0 queries as landmarks). The far state is four state buffers.
 
 // CHECK-LABEL: kiln.family = "dory"
-// CHECK: %[[P:[a-z0-9]+]]: memref<4xi32> {kiln.buffer = {{{[^}]*}}kind = "params"
+// CHECK: %[[P:[a-z0-9]+]]: memref<8xi32> {kiln.buffer = {{{[^}]*}}kind = "params"
 // CHECK-SAME: %[[G:[a-z0-9]+]]: memref<8xf32> {kiln.buffer = {{{[^}]*}}kind = "scratch", name = "plane.gate.out"
 // CHECK-SAME: %[[KR:[a-z0-9]+]]: memref<1x2x4xf32> {kiln.buffer = {{{[^}]*}}kind = "state", name = "kv.k"
 // CHECK-SAME: %[[VR:[a-z0-9]+]]: memref<1x2x4xf32> {kiln.buffer = {{{[^}]*}}kind = "state", name = "kv.v"
@@ -162,17 +165,17 @@ kiln.model @loop dory attributes {eps = 1.0e-06 : f32, hidden = 8 : i64, interme
 // CHECK-SAME: kiln.device_flags = []
 // CHECK: stage.dispatch "gate" {
 // CHECK: stage.dispatch "far_push" {
-// CHECK-NEXT: stage.far_field_push k_ring(%[[KR]] : memref<1x2x4xf32>) v_ring(%[[VR]] : memref<1x2x4xf32>) params(%[[P]] : memref<4xi32>) landmarks(%[[LM]] : memref<1x2x4xf32>) far_sums(%[[SUMS]] : memref<1x2x6xf32>) far_meta(%[[META]] : memref<3xi32>) {scale = 2.000000e+00 : f32, window = 2 : i64}
+// CHECK-NEXT: stage.far_field_push k_ring(%[[KR]] : memref<1x2x4xf32>) v_ring(%[[VR]] : memref<1x2x4xf32>) params(%[[P]] : memref<8xi32>) landmarks(%[[LM]] : memref<1x2x4xf32>) far_sums(%[[SUMS]] : memref<1x2x6xf32>) far_meta(%[[META]] : memref<3xi32>) {scale = 2.000000e+00 : f32, window = 2 : i64}
 // CHECK: stage.dispatch "kv_prep" {
 // CHECK-NEXT: stage.dory_prep {{.*}} q_out(%[[QN]] : memref<8xf32>) k_ring(%[[KR]] : memref<1x2x4xf32>) v_ring(%[[VR]] : memref<1x2x4xf32>)
 // CHECK: stage.dispatch "far_capture" {
-// CHECK-NEXT: stage.landmark_capture q(%[[QN]] : memref<8xf32>) params(%[[P]] : memref<4xi32>) far_meta(%[[META]] : memref<3xi32>) landmarks(%[[LM]] : memref<1x2x4xf32>){{$}}
+// CHECK-NEXT: stage.landmark_capture q(%[[QN]] : memref<8xf32>) params(%[[P]] : memref<8xi32>) far_meta(%[[META]] : memref<3xi32>) landmarks(%[[LM]] : memref<1x2x4xf32>){{$}}
 // CHECK: stage.dispatch "far_seal" {
-// CHECK-NEXT: stage.landmark_seal landmarks(%[[LM]] : memref<1x2x4xf32>) params(%[[P]] : memref<4xi32>) inverse(%[[INV]] : memref<1x2x2xf32>) far_sums(%[[SUMS]] : memref<1x2x6xf32>) far_meta(%[[META]] : memref<3xi32>) {scale = 2.000000e+00 : f32}
+// CHECK-NEXT: stage.landmark_seal landmarks(%[[LM]] : memref<1x2x4xf32>) params(%[[P]] : memref<8xi32>) inverse(%[[INV]] : memref<1x2x2xf32>) far_sums(%[[SUMS]] : memref<1x2x6xf32>) far_meta(%[[META]] : memref<3xi32>) {scale = 2.000000e+00 : f32}
 // CHECK: stage.dispatch "kv_scores" {
-// CHECK-NEXT: stage.key_scores q(%[[QN]] : memref<8xf32>) k_ring(%[[KR]] : memref<1x2x4xf32>) params(%[[P]] : memref<4xi32>) scores(%[[S:[a-z0-9]+]] : memref<2x2xf32>) {scale = 2.000000e+00 : f32, window = 2 : i64}
+// CHECK-NEXT: stage.key_scores q(%[[QN]] : memref<8xf32>) k_ring(%[[KR]] : memref<1x2x4xf32>) params(%[[P]] : memref<8xi32>) scores(%[[S:[a-z0-9]+]] : memref<2x2xf32>) {scale = 2.000000e+00 : f32, window = 2 : i64}
 // CHECK: stage.dispatch "kv_attention" {
-// CHECK-NEXT: stage.window_attention q(%[[QN]] : memref<8xf32>) scores(%[[S]] : memref<2x2xf32>) v_ring(%[[VR]] : memref<1x2x4xf32>) gate(%[[G]] : memref<8xf32>) gate_scale(%[[SG]] : memref<8xf32>) params(%[[P]] : memref<4xi32>) far(%[[LM]], %[[INV]], %[[SUMS]], %[[META]] : memref<1x2x4xf32>, memref<1x2x2xf32>, memref<1x2x6xf32>, memref<3xi32>) out(%[[OG]] : memref<8xf32>) {rectify, scale = 2.000000e+00 : f32, window = 2 : i64}
+// CHECK-NEXT: stage.window_attention q(%[[QN]] : memref<8xf32>) scores(%[[S]] : memref<2x2xf32>) v_ring(%[[VR]] : memref<1x2x4xf32>) gate(%[[G]] : memref<8xf32>) gate_scale(%[[SG]] : memref<8xf32>) params(%[[P]] : memref<8xi32>) far(%[[LM]], %[[INV]], %[[SUMS]], %[[META]] : memref<1x2x4xf32>, memref<1x2x2xf32>, memref<1x2x6xf32>, memref<3xi32>) out(%[[OG]] : memref<8xf32>) {rectify, scale = 2.000000e+00 : f32, window = 2 : i64}
 // CHECK: stage.dispatch "o" {
 // CHECK-NEXT: stage.matvec {{.*}} input(%[[OG]] : memref<8xf32>)
 // CHECK: stage.dispatch "mix_between" {
@@ -291,8 +294,8 @@ kiln.model @far dory attributes {eps = 1.0e-06 : f32, hidden = 8 : i64, intermed
 // CHECK: stage.dispatch "head_2" skip_if(%[[F]] : memref<1xi32>) [0] {
 // CHECK: stage.dispatch "mul_2" skip_if(%[[F]] : memref<1xi32>) [0] {
 // CHECK-NEXT: stage.mul {{.*}} out(%[[RB]] : memref<4xf32>)
-// CHECK: stage.dispatch "sample_greedy" {
-// CHECK-NEXT: stage.sample_greedy values(%[[RB]] : memref<4xf32>) out(%{{.*}} : memref<2xi32>) {logits}
+// CHECK: stage.dispatch "sample" {
+// CHECK-NEXT: stage.sample values(%[[RB]] : memref<4xf32>) params(%[[P]] : memref<8xi32>) out(%{{.*}} : memref<2xi32>) {logits}
 // CHECK-NOT: stage.dispatch
 kiln.model @exit dory attributes {eps = 1.0e-06 : f32, hidden = 8 : i64, intermediate = 8 : i64, vocab = 4 : i64} {
   kiln.weight_decl @embed : !kiln.weight<[4, 8], f16>

@@ -34,7 +34,7 @@ func.func @mode(%h: memref<64xf32>) {
 func.func @sample_out(%v: memref<16xf32>, %s: memref<3xi32>) {
   stage.dispatch {
     // expected-error @+1 {{output has 3 elements, expected 2 (the token and its log-probability)}}
-    stage.sample_greedy values(%v : memref<16xf32>) out(%s : memref<3xi32>)
+    stage.sample values(%v : memref<16xf32>) out(%s : memref<3xi32>)
   }
   return
 }
@@ -44,7 +44,17 @@ func.func @sample_out(%v: memref<16xf32>, %s: memref<3xi32>) {
 func.func @sample_vocab(%v: memref<16777216xf32>, %s: memref<2xi32>) {
   stage.dispatch {
     // expected-error @+1 {{vocabulary of 16777216 tokens: device sampling holds ids below 2^24}}
-    stage.sample_greedy values(%v : memref<16777216xf32>) out(%s : memref<2xi32>) {logits}
+    stage.sample values(%v : memref<16777216xf32>) out(%s : memref<2xi32>) {logits}
+  }
+  return
+}
+
+// -----
+
+func.func @sample_params(%v: memref<16xf32>, %p: memref<4xi32>, %s: memref<2xi32>) {
+  stage.dispatch {
+    // expected-error @+1 {{params must hold at least 6 words (the draw reads temperature, top_p and a random u32 from words 3-5), got 4}}
+    stage.sample values(%v : memref<16xf32>) params(%p : memref<4xi32>) out(%s : memref<2xi32>)
   }
   return
 }

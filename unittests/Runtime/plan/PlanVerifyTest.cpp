@@ -60,6 +60,33 @@ TEST_F(PlanVerifyTest, DeviceGreedyPickMustFitAStateBuffer) {
   EXPECT_NE(load(spec).find("sampling.greedy"), std::string::npos) << load(spec);
 }
 
+// A plan that draws on the device needs its pick and one field for each of
+// the session's sampling options.
+TEST_F(PlanVerifyTest, DeviceSamplingNeedsItsPickAndOptions) {
+  PlanSpec spec = chainPlan();
+  spec.site = kp::SamplingSite::Device;
+  EXPECT_NE(load(spec).find("site Device needs the device's pick"), std::string::npos)
+      << load(spec);
+  spec.greedy = std::make_pair(3u, 0ull);
+  EXPECT_NE(load(spec).find("site Device needs exactly one Temperature params field, the plan "
+                            "has 0"),
+            std::string::npos)
+      << load(spec);
+  spec.paramsSize = 32;
+  spec.buffers[4].size = 32;
+  spec.fields.push_back({"temperature", 16, kp::ParamType::F32, kp::ParamRule::Temperature});
+  spec.fields.push_back({"top_p", 20, kp::ParamType::F32, kp::ParamRule::TopP});
+  EXPECT_NE(load(spec).find("exactly one RandomU32"), std::string::npos) << load(spec);
+  spec.fields.push_back({"random", 24, kp::ParamType::U32, kp::ParamRule::RandomU32});
+  EXPECT_EQ(load(spec), "");
+  spec.fields.push_back({"top_p2", 28, kp::ParamType::F32, kp::ParamRule::TopP});
+  EXPECT_NE(load(spec).find("exactly one TopP params field, the plan has 2"), std::string::npos)
+      << load(spec);
+  spec.fields.pop_back();
+  spec.site = static_cast<kp::SamplingSite>(7);
+  EXPECT_NE(load(spec).find("unknown site"), std::string::npos) << load(spec);
+}
+
 TEST_F(PlanVerifyTest, InvalidSpirvIsRefusedBeforeTheDriverSeesIt) {
   PlanSpec spec = chainPlan();
   ASSERT_GT(spec.kernels[0].spirv.size(), 5u);

@@ -21,7 +21,7 @@ using namespace mlir;
 namespace kiln::stage {
 
 GridKind gridKindOf(Operation *stage) {
-  if (isa<RMSNormOp, RouterOp, SlerpOp, DoryMixOp, SampleGreedyOp>(stage))
+  if (isa<RMSNormOp, RouterOp, SlerpOp, DoryMixOp, SampleOp>(stage))
     return GridKind::SingleWorkgroup;
   if (isa<SiluMulOp, AddOp, MulOp, SigmoidGateOp, ConvRingOp, EmbedGatherOp,
           RopeKvWriteOp>(stage))
@@ -70,7 +70,7 @@ SmallVector<Value> writtenBuffers(Operation *stage) {
   };
   llvm::TypeSwitch<Operation *>(stage)
       .Case<EmbedGatherOp, MatVecOp, AttentionOp, WindowAttentionOp, ClusterLogitsOp, HeadRowsOp,
-            SiluMulOp, AddOp, MulOp, SigmoidGateOp, SampleGreedyOp>(
+            SiluMulOp, AddOp, MulOp, SigmoidGateOp, SampleOp>(
           [&](auto op) { add(op.getOut()); })
       .Case([&](RMSNormOp op) {
         // The residual is written back only when partial planes are added.

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Dialect/Stage/IR/StageOps.h"
 #include "kiln/Dialect/Stage/IR/StageFusion.h"
+#include "kiln/Dialect/Stage/IR/StageModule.h"
 
 #include "BufferRules.h"
 
@@ -371,9 +372,14 @@ LogicalResult ClusterLogitsOp::verify() {
                     "one per cluster");
 }
 
-LogicalResult SampleGreedyOp::verify() {
+LogicalResult SampleOp::verify() {
   if (failed(verifyBuffers(*this)))
     return failure();
+  if (getParams() && dim(getParams(), 0) <= kRandomWord)
+    return emitOpError("params must hold at least ")
+           << kRandomWord + 1 << " words (the draw reads temperature, top_p and a random u32 "
+           << "from words " << kTemperatureWord << "-" << kRandomWord << "), got "
+           << dim(getParams(), 0);
   // Token ids travel as f32 through the reduction: exact below 2^24.
   if (dim(getValues(), 0) >= (int64_t{1} << 24))
     return emitOpError("vocabulary of ")

@@ -158,7 +158,7 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
         c.isMatvec = true;
       })
       .Case<SlerpOp>([&](SlerpOp op) { c.flops = uint64_t(10 * elements(op.getHidden())); })
-      .Case([&](SampleGreedyOp op) { c.flops = uint64_t(4 * elements(op.getValues())); })
+      .Case([&](SampleOp op) { c.flops = uint64_t(4 * elements(op.getValues())); })
       .Case<DoryMixOp>([&](DoryMixOp op) { c.flops = uint64_t(6 * elements(op.getHidden())); })
       .Case([&](GdnStepOp op) {
         c.flops = uint64_t(6 * elements(op.getState()));

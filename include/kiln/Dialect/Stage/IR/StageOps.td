@@ -7,7 +7,9 @@
 // matrices are memref<R x G x vector<4xi32>>, each row padded with zeros to a
 // whole number of 16-byte groups (8 halves for f16, 16 codes for q8_2f);
 // per-token values come from a params buffer memref<P x i32> (P >= 4):
-// word 0 token, word 1 position, word 2 head gate (f32 bits), word 3 spare.
+// word 0 token, word 1 position, word 2 head gate (f32 bits), word 3 spare;
+// stage.sample's draw reads words 3-5 (temperature, top_p, a random u32), so
+// its params hold at least 6 words.
 //
 //===----------------------------------------------------------------------===//
 
@@ -545,23 +547,34 @@ def Stage_HeadRowsOp : Stage_Op<"head_rows"> {
   let hasVerifier = 1;
 }
 
-def Stage_SampleGreedyOp : Stage_Op<"sample_greedy"> {
-  let summary = "The greedy next token of the step's read-out, on the device";
+def Stage_SampleOp : Stage_Op<"sample"> {
+  let summary = "The step's next token, picked on the device";
   let description = [{
-    `out[0] = argmax_i values[i]` (ties to the lower id) and `out[1]` the f32
-    bits of its log-probability: `values[t]` for log-probabilities, or
-    `values[t] − logsumexp(values)` with `logits`. With no finite maximum
-    (all −∞ or a NaN) `out[0]` is the vocabulary size, an id no token has: the
-    runtime reports it. One workgroup. The runtime feeds `out[0]` to the next
-    step when it runs many tokens per submit (docs/runtime.md).
+    Greedy: `out[0] = argmax_i values[i]` (ties to the lower id). With
+    `params` and a temperature T = params word 3 (f32 bits) above 0, a draw
+    instead: weights `w_i = exp((values[i] − max) / T)`, kept where the weight
+    above `w_i` (Σ of the strictly larger weights) is below top_p · Σ w
+    (params word 4; every token tied at the cut stays), one token drawn in
+    proportion to `w` from the kept set with uniforms derived from the u32
+    params word 5 (rejection from the top: docs/runtime.md). `out[1]` holds
+    the f32 bits of the picked token's log-probability before temperature:
+    `values[t]` for log-probabilities, or `values[t] − logsumexp(values)`
+    with `logits`. With no finite maximum (all −∞ or a NaN) `out[0]` is the
+    vocabulary size, an id no token has: the runtime reports it. One
+    workgroup. The runtime feeds `out[0]` to the next step when it runs many
+    tokens per submit (docs/runtime.md).
 
     ```mlir
-    stage.sample_greedy values(%lp : memref<256xf32>) out(%s : memref<2xi32>) {logits}
+    stage.sample values(%lp : memref<256xf32>) params(%p : memref<8xi32>)
+        out(%s : memref<2xi32>) {logits}
     ```
   }];
-  let arguments = (ins Stage_Vector:$values, Stage_Words:$out, UnitAttr:$logits);
+  let arguments = (ins Stage_Vector:$values, Optional<Stage_Words>:$params,
+                       Stage_Words:$out, UnitAttr:$logits);
   let assemblyFormat = [{
-    `values` `(` $values `:` type($values) `)` `out` `(` $out `:` type($out) `)` attr-dict
+    `values` `(` $values `:` type($values) `)`
+    (`params` `(` $params^ `:` type($params) `)`)?
+    `out` `(` $out `:` type($out) `)` attr-dict
   }];
   let hasVerifier = 1;
 }

@@ -1,4 +1,4 @@
-#include "session/greedy_batch.h"
+#include "session/pick_batches.h"
 
 #include <algorithm>
 #include <cstring>
@@ -12,7 +12,7 @@ constexpr VkAccessFlags kTransferAccess = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCES
 
 } // namespace
 
-Status GreedyBatches::create(const vk::Device &device, const kp::Plan &plan,
+Status PickBatches::create(const vk::Device &device, const kp::Plan &plan,
                              const kp::Program &decode, uint32_t maxSteps) {
   device_ = &device;
   plan_ = &plan;
@@ -22,9 +22,9 @@ Status GreedyBatches::create(const vk::Device &device, const kp::Plan &plan,
   // Blocks 256 bytes apart: the largest alignment Vulkan allows for copy or bind offsets.
   stride_ = (static_cast<uint64_t>(params.byte_size()) + 255) / 256 * 256;
   KILN_RETURN_IF_ERROR(ring_.create(device, std::max<uint64_t>(stride_, 256) * maxSteps_,
-                                    vk::MemoryPlacement::HostVisible, "greedy parameter ring"));
+                                    vk::MemoryPlacement::HostVisible, "pick parameter ring"));
   KILN_RETURN_IF_ERROR(results_.create(device, 8ull * maxSteps_, vk::MemoryPlacement::HostReadback,
-                                       "greedy results"));
+                                       "pick results"));
   std::vector<std::pair<uint64_t, uint64_t>> tokenWords; // [begin, end) bytes
   if (params.fields())
     for (const kp::ParamField *field : *params.fields())
@@ -45,9 +45,9 @@ Status GreedyBatches::create(const vk::Device &device, const kp::Plan &plan,
   return okStatus();
 }
 
-Status GreedyBatches::commandsFor(uint32_t steps, const RecordInputs &inputs, VkCommandBuffer &out) {
+Status PickBatches::commandsFor(uint32_t steps, const RecordInputs &inputs, VkCommandBuffer &out) {
   if (steps == 0 || steps > maxSteps_)
-    return internalError("greedy batch of " + std::to_string(steps) + " steps (at most " +
+    return internalError("pick batch of " + std::to_string(steps) + " steps (at most " +
                          std::to_string(maxSteps_) + ")");
   auto &slot = recorded_[steps];
   if (!slot) {
@@ -60,7 +60,7 @@ Status GreedyBatches::commandsFor(uint32_t steps, const RecordInputs &inputs, Vk
   return okStatus();
 }
 
-Status GreedyBatches::record(uint32_t steps, const RecordInputs &inputs,
+Status PickBatches::record(uint32_t steps, const RecordInputs &inputs,
                              vk::CommandBuffer &commands) {
   const kp::Plan &plan = *plan_;
   const kp::DeviceGreedy &greedy = *plan.sampling()->greedy();
@@ -105,7 +105,7 @@ Status GreedyBatches::record(uint32_t steps, const RecordInputs &inputs,
   return commands.end();
 }
 
-Status GreedyBatches::readResults(uint32_t steps, kiln_step_result_t *out) const {
+Status PickBatches::readResults(uint32_t steps, kiln_step_result_t *out) const {
   KILN_RETURN_IF_ERROR(results_.invalidate());
   for (uint32_t step = 0; step < steps; ++step) {
     uint32_t token;

@@ -1,11 +1,11 @@
-// Many greedy tokens per submission (docs/runtime.md, "Many tokens per submit"): the
+// Many tokens per submission (docs/runtime.md, "Many tokens per submit"): the
 // decode program recorded `steps` times into one command buffer. Between two copies
 // the device copies its own pick (the plan's sampling.greedy words, written by the
-// decode program's stage.sample_greedy dispatch) into the next copy's Token fields
+// decode program's stage.sample dispatch) into the next copy's Token fields
 // and the pick and its log-probability into a host-readable result slot; every other
 // parameter of step i comes from block i of a ring the host writes before the submit.
-#ifndef KILN_RUNTIME_SESSION_GREEDY_BATCH_H
-#define KILN_RUNTIME_SESSION_GREEDY_BATCH_H
+#ifndef KILN_RUNTIME_SESSION_PICK_BATCHES_H
+#define KILN_RUNTIME_SESSION_PICK_BATCHES_H
 
 #include "session/recorder.h"
 #include "vulkan/buffer.h"
@@ -19,7 +19,7 @@
 
 namespace kiln::rt {
 
-class GreedyBatches {
+class PickBatches {
 public:
   /// For plans whose decode program picks on the device; up to `maxSteps` a submit.
   Status create(const vk::Device &device, const kiln::plan::Plan &plan,
@@ -53,4 +53,4 @@ private:
 
 } // namespace kiln::rt
 
-#endif // KILN_RUNTIME_SESSION_GREEDY_BATCH_H
+#endif // KILN_RUNTIME_SESSION_PICK_BATCHES_H
