@@ -139,7 +139,7 @@ int32_t Session::step(std::optional<int32_t> token) {
 
 py::object Session::generate(size_t count, const std::optional<std::vector<int32_t>> &prompt,
                              std::optional<float> temperature, std::optional<float> topP,
-                             bool returnLogprobs) {
+                             bool returnLogprobs, std::optional<int32_t> stopToken) {
   InUse use(*this);
   kiln_session_t *session = handle();
   if (!prompt && count && !lastToken_)
@@ -165,16 +165,20 @@ py::object Session::generate(size_t count, const std::optional<std::vector<int32
         next = result.token;
       }
     }
+    const bool stopped = stopToken && !tokens.empty() && tokens.back() == *stopToken;
     // The rest in one call: greedy runs many tokens a submission on the device
     // (kiln_session_generate), as kiln-run does.
     const size_t rest = count - tokens.size();
-    if (!failure && rest) {
+    if (!failure && rest && !stopped) {
       std::vector<kiln_step_result_t> picks(rest);
-      failure = kiln_session_generate(session, next, rest, picks.data());
+      size_t produced = rest;
+      failure = stopToken ? kiln_session_generate_until(session, next, rest, *stopToken,
+                                                        picks.data(), &produced)
+                          : kiln_session_generate(session, next, rest, picks.data());
       if (!failure)
-        for (const kiln_step_result_t &pick : picks) {
-          tokens.push_back(pick.token);
-          logprobs.push_back(pick.logprob);
+        for (size_t i = 0; i < produced; ++i) {
+          tokens.push_back(picks[i].token);
+          logprobs.push_back(picks[i].logprob);
         }
     }
   }
@@ -286,9 +290,11 @@ void bindSession(py::module_ &module) {
       .def("generate", &Session::generate, py::arg("n"), py::kw_only(),
            py::arg("prompt") = py::none(), py::arg("temperature") = py::none(),
            py::arg("top_p") = py::none(), py::arg("return_logprobs") = false,
+           py::arg("stop_token") = py::none(),
            "n new tokens, after prefilling `prompt` (its sampled token is the first), else "
            "continuing from the last sampled token. temperature/top_p apply to this call "
-           "only. return_logprobs=True: (tokens, float32 log-probs of each).")
+           "only. return_logprobs=True: (tokens, float32 log-probs of each). stop_token: "
+           "end after generating it (fewer than n tokens; the session stands there).")
       .def("logprobs", &Session::logprobs,
            "The last call's log-probabilities over the vocabulary (float32 NumPy array).")
       .def("set_sampling", &Session::setSampling, py::arg("temperature"), py::arg("top_p") = 1.0f,

@@ -51,7 +51,7 @@ public:
   /// continuing from the last sampled token. With return_logprobs, (tokens, log-probs).
   pybind11::object generate(size_t count, const std::optional<std::vector<int32_t>> &prompt,
                             std::optional<float> temperature, std::optional<float> topP,
-                            bool returnLogprobs);
+                            bool returnLogprobs, std::optional<int32_t> stopToken);
   /// The last call's log-probabilities over the vocabulary (float32).
   pybind11::array_t<float> logprobs();
   void setSampling(float temperature, float topP);

@@ -100,3 +100,19 @@ def test_seek_and_robust_kernels(model):
     for mode in ("on", "off"):
         b = kiln.Session(plan, weights=model.weights, robust_kernels=mode)
         assert b.generate(STEPS, prompt=PROMPT) == model.greedy[0]
+
+
+def test_stop_token_ends_generate_and_the_session_stands_there(model):
+    # generate_until on the device: the steps of a submission after the stop dispatch
+    # nothing, so continuing gives the tokens of a run that never stopped; greedy, and
+    # drawn with the generator rewound to the stop.
+    plan = kiln.Plan.load(model.plan)
+    for options, full in (({}, model.greedy[0]),
+                          ({"seed": 7, "temperature": 0.8, "top_p": 0.9}, model.sampled[0])):
+        stop = full[STEPS // 2]
+        first = full.index(stop)
+        s = kiln.Session(plan, weights=model.weights, **options)
+        tokens = s.generate(STEPS, prompt=PROMPT, stop_token=stop)
+        assert tokens == full[:first + 1]
+        assert s.position == len(PROMPT) + first
+        assert tokens + s.generate(STEPS - len(tokens)) == full

@@ -29,6 +29,7 @@ const char *kUsage =
     "  --weights PATH        safetensors weights (required)\n"
     "  --prompt IDS          comma-separated token ids (required, at least one)\n"
     "  --max-new N           tokens to generate (default 64)\n"
+    "  --stop-token ID       stop after generating ID (printed); the session stands there\n"
     "  --temperature T       0 = greedy (default 0)\n"
     "  --top-p P             nucleus mass in (0, 1] (default 1)\n"
     "  --seed S              sampler seed (default 0)\n"
@@ -74,6 +75,7 @@ struct Arguments {
   std::vector<int32_t> prompt;
   bool havePrompt = false;
   long maxNew = 64;
+  long stopToken = -1;
   double temperature = 0, topP = 1, headGate = -INFINITY;
   uint64_t seed = 0;
   bool stats = false, profile = false, printLogprobs = false, listDevices = false, help = false;
@@ -189,6 +191,8 @@ bool parseArguments(int argc, char **argv, Arguments &args) {
     } else if (flag == "--prompt") {
       if (!value(text) || !parsePrompt(text, args.prompt)) return false;
       args.havePrompt = true;
+    } else if (flag == "--stop-token") {
+      if (!value(text) || !parseLong(flag, text, 0, args.stopToken)) return false;
     } else if (flag == "--max-new") {
       if (!value(text) || !parseLong(flag, text, 0, args.maxNew)) return false;
     } else if (flag == "--temperature") {
@@ -335,6 +339,9 @@ int run(const Arguments &args) {
   kiln_plan_info_t info{};
   if (kiln_status_t status = kiln_plan_info(handles.plan, &info))
     return report(status);
+  if (args.stopToken >= static_cast<long>(info.vocab_size))
+    return fail("--stop-token " + std::to_string(args.stopToken) + " is not a token: vocab_size is " +
+                std::to_string(info.vocab_size)), 1;
   if (!args.checkReference.empty()) {
     std::string error;
     reference = kiln::tools::ReferenceRunner::create(
@@ -396,14 +403,23 @@ int run(const Arguments &args) {
     // The reference compares every step's log-probabilities: one step a call.
     // Otherwise the session runs as many greedy steps a submission as it may.
     const size_t wanted = static_cast<size_t>(args.maxNew);
-    if (!reference && generated.size() < wanted) {
+    auto stopped = [&] {
+      return args.stopToken >= 0 && generated.back().token == args.stopToken;
+    };
+    if (!reference && generated.size() < wanted && !stopped()) {
       std::vector<kiln_step_result_t> picks(wanted - generated.size());
-      if (kiln_status_t status = kiln_session_generate(handles.session, result.token,
-                                                       picks.size(), picks.data()))
+      size_t produced = picks.size();
+      kiln_status_t status =
+          args.stopToken >= 0
+              ? kiln_session_generate_until(handles.session, result.token, picks.size(),
+                                            static_cast<int32_t>(args.stopToken), picks.data(),
+                                            &produced)
+              : kiln_session_generate(handles.session, result.token, picks.size(), picks.data());
+      if (status)
         return report(status);
-      generated.insert(generated.end(), picks.begin(), picks.end());
+      generated.insert(generated.end(), picks.begin(), picks.begin() + produced);
     }
-    while (generated.size() < wanted) {
+    while (generated.size() < wanted && !stopped()) {
       int32_t fed = result.token;
       if (kiln_status_t status = kiln_session_step(handles.session, fed, &result))
         return report(status);

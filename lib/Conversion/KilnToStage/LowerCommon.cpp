@@ -49,8 +49,8 @@ LogicalResult Lowering::run() {
   Block *entry = func_.addEntryBlock();
   builder_.setInsertionPointToEnd(entry);
   vocab_ = static_cast<int64_t>(model_.getVocab());
-  // Words 0-2 token, position, head gate; 3-5 stage.sample's temperature,
-  // top_p and random word; two spare.
+  // Words 0-2 token, position, head gate; 3-6 stage.sample's temperature,
+  // top_p, random word and stop token; one spare.
   params_ = addArgument(MemRefType::get({8}, IntegerType::get(ctx, 32)),
                         {BufferKind::Params, "params", {}});
   if (failed(lowerBlock(model_.getStep().getBody().front())))
@@ -282,7 +282,8 @@ LogicalResult Lowering::lowerReturn(kg::ReturnOp op) {
   // early exit): the runtime feeds it to the next step when it runs many
   // tokens per submit.
   MLIRContext *ctx = module_.getContext();
-  sampled_ = addArgument(MemRefType::get({2}, IntegerType::get(ctx, 32)),
+  // The pick, its log-probability and the continue word (kStopTokenWord).
+  sampled_ = addArgument(MemRefType::get({3}, IntegerType::get(ctx, 32)),
                          {BufferKind::State, "sampled", {}});
   auto sample = stage::DispatchOp::create(builder_, op.getLoc(), kernelName("sample"));
   OpBuilder b = OpBuilder::atBlockEnd(&sample.getBody().front());
@@ -342,13 +343,14 @@ void Lowering::finish() {
                      b.getNamedAttr("count", b.getI64IntegerAttr(vocab_)),
                      b.getNamedAttr("values", b.getStringAttr(readbackValues_)),
                  }));
-  // The session's sampling options, for stage.sample's draw.
+  // The session's sampling options and stop token, for stage.sample.
   SmallVector<Attribute> params;
   if (sampled_)
     for (auto [name, word, rule] :
          {std::tuple{"temperature", stage::kTemperatureWord, "Temperature"},
           std::tuple{"top_p", stage::kTopPWord, "TopP"},
-          std::tuple{"random", stage::kRandomWord, "RandomU32"}})
+          std::tuple{"random", stage::kRandomWord, "RandomU32"},
+          std::tuple{"stop_token", stage::kStopTokenWord, "StopToken"}})
       params.push_back(b.getDictionaryAttr({
           b.getNamedAttr("name", b.getStringAttr(name)),
           b.getNamedAttr("word", b.getI64IntegerAttr(word)),
@@ -372,6 +374,7 @@ void Lowering::finish() {
                                                  cast<BlockArgument>(sampled_).getArgNumber())),
                        b.getNamedAttr("byte_offset", b.getI64IntegerAttr(0)),
                        b.getNamedAttr("draws", b.getUnitAttr()),
+                       b.getNamedAttr("stop_flag", b.getUnitAttr()),
                    }));
 }
 

@@ -279,9 +279,17 @@ void buildKernel(stage::SampleOp op, KernelBuilder &kb) {
   token = kb.select(finite, token, kb.f32(float(vocab)));
   Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kb.threadId(),
                                         kb.index(0));
+  Value tokenWord = arith::FPToUIOp::create(b, loc, b.getI32Type(), token);
   kb.ifThen(isFirst, [&] {
-    kb.store(arith::FPToUIOp::create(b, loc, b.getI32Type(), token), out, {kb.index(0)});
+    kb.store(tokenWord, out, {kb.index(0)});
     kb.store(arith::BitcastOp::create(b, loc, b.getI32Type(), logprob), out, {kb.index(1)});
+    if (memrefSize(op.getOut(), 0) == 3) {
+      // The continue word: 0 once the pick is the stop token.
+      Value stop = kb.load(kb.buffer(op.getParams()), {kb.index(stage::kStopTokenWord)});
+      Value goesOn =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, tokenWord, stop);
+      kb.store(arith::ExtUIOp::create(b, loc, b.getI32Type(), goesOn), out, {kb.index(2)});
+    }
   });
 }
 

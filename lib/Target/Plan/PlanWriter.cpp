@@ -236,8 +236,9 @@ private:
   std::vector<std::pair<size_t, uint64_t>> pendingReadbacks_;
   /// (buffer, byte offset) of decode's device-side pick, if any.
   std::optional<std::pair<uint32_t, uint64_t>> greedy_;
-  /// The pick also draws at the session's temperature and top-p.
-  bool drawsOnDevice_ = false;
+  /// The pick also draws at the session's temperature and top-p; a continue word
+  /// follows it.
+  bool drawsOnDevice_ = false, stopFlag_ = false;
 };
 
 LogicalResult PlanWriter::readModuleAttributes() {
@@ -565,24 +566,28 @@ LogicalResult PlanWriter::readSampled(func::FuncOp func, const std::vector<Logic
     return func.emitError("plan writer: kiln.sampled needs `arg` (an argument index)");
   const LogicalBuffer &buffer = args[arg.getInt()];
   uint64_t extra = offset ? static_cast<uint64_t>(offset.getInt()) : 0;
-  if (buffer.kind != plan::BufferKind::State || extra % 4 != 0 || extra + 8 > buffer.byteSize)
-    return func.emitError("plan writer: kiln.sampled must name 8 bytes of a state argument, "
-                          "got '")
-           << buffer.name << "'";
+  stopFlag_ = sampled.get("stop_flag") != nullptr;
+  const uint64_t bytes = stopFlag_ ? 12 : 8;
+  if (buffer.kind != plan::BufferKind::State || extra % 4 != 0 || extra + bytes > buffer.byteSize)
+    return func.emitError("plan writer: kiln.sampled must name ")
+           << bytes << " bytes of a state argument, got '" << buffer.name << "'";
   greedy_ = std::make_pair(bufferOf(buffer.slot), buffer.byteOffset + extra);
   drawsOnDevice_ = sampled.get("draws") != nullptr;
-  if (!drawsOnDevice_)
-    return success();
-  // stage.sample's draw reads fixed words: the fields there must be the session's
-  // sampling options.
-  for (auto [word, rule] : {std::pair{stage::kTemperatureWord, plan::ParamRule::Temperature},
-                            std::pair{stage::kTopPWord, plan::ParamRule::TopP},
-                            std::pair{stage::kRandomWord, plan::ParamRule::RandomU32}}) {
+  // stage.sample reads fixed words: the fields there must be the session's sampling
+  // options and stop token.
+  std::vector<std::pair<int64_t, plan::ParamRule>> words;
+  if (drawsOnDevice_)
+    words = {{stage::kTemperatureWord, plan::ParamRule::Temperature},
+             {stage::kTopPWord, plan::ParamRule::TopP},
+             {stage::kRandomWord, plan::ParamRule::RandomU32}};
+  if (stopFlag_)
+    words.emplace_back(stage::kStopTokenWord, plan::ParamRule::StopToken);
+  for (auto [word, rule] : words) {
     bool found = llvm::any_of(params_, [&](const ParamFieldSpec &field) {
       return field.byteOffset == 4 * word && field.rule == rule;
     });
     if (!found)
-      return func.emitError("plan writer: kiln.sampled draws on the device, but params word ")
+      return func.emitError("plan writer: kiln.sampled reads params word ")
              << word << " is not a " << plan::EnumNameParamRule(rule) << " field";
   }
   return success();
@@ -839,7 +844,7 @@ FailureOr<std::vector<uint8_t>> PlanWriter::serialize() {
   // Embryo's hierarchical head has a gate the session chooses; Dory has none.
   fb::Offset<plan::DeviceGreedy> greedy;
   if (greedy_)
-    greedy = plan::CreateDeviceGreedy(fbb, greedy_->first, greedy_->second);
+    greedy = plan::CreateDeviceGreedy(fbb, greedy_->first, greedy_->second, stopFlag_);
   auto sampling = plan::CreateSampling(fbb,
                                        drawsOnDevice_ ? plan::SamplingSite::Device
                                                       : plan::SamplingSite::Host,

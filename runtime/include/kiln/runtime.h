@@ -167,9 +167,9 @@ typedef struct kiln_session_options_t {
                                  default 0: a non-finite weight is INVALID_ARGUMENT */
   kiln_wait_mode_t wait_mode; /* how the host waits for each call; default AUTO */
   kiln_robust_mode_t robust_kernels; /* bound the kernels' indexed accesses; default AUTO */
-  uint32_t tokens_per_submit; /* kiln_session_generate: greedy steps one submission may run
+  uint32_t tokens_per_submit; /* kiln_session_generate: steps one submission may run
                                  when the plan picks on the device; default 16; 0 or
-                                 1 = a submission per token */
+                                 1 = a submission per greedy token */
   /* Weight upload progress (NULL = none, the default): the plan's weights as the file
    * stores them, reported after each tensor and last with done == total once on the
    * device. */
@@ -197,13 +197,22 @@ kiln_status_t kiln_session_step(kiln_session_t* session, int32_t token,
                                 kiln_step_result_t* out_result);
 /* Feeds `token`, then each token it picks, `count` steps in all: out_results[i] is the
  * token picked after step i (what kiln_session_step would return; the last one is not
- * fed). Greedy (temperature 0) with a plan whose decode program picks on the device,
- * it runs up to `tokens_per_submit` steps a submission, the device feeding each pick
- * to the next step; otherwise one kiln_session_step a token. Stop tokens are the
- * caller's: every step of a submission runs, so ask for as many as a stop could cut.
- * Afterwards kiln_session_read_logprobs gives the last step's log-probabilities. */
+ * fed). With a plan whose decode program picks on the device, it runs up to
+ * `tokens_per_submit` steps a submission (greedy, and at a temperature above 0 when
+ * the device draws), the device feeding each pick to the next step; otherwise one
+ * kiln_session_step a token. Every step of a submission runs: for a stop token use
+ * kiln_session_generate_until. Afterwards kiln_session_read_logprobs gives the last
+ * step's log-probabilities. */
 kiln_status_t kiln_session_generate(kiln_session_t* session, int32_t token, size_t count,
                                     kiln_step_result_t* out_results);
+/* kiln_session_generate that ends after the step picking `stop_token` (in [0, vocab),
+ * else OUT_OF_RANGE): *out_count steps ran (<= count), the last one picked stop_token
+ * unless *out_count == count. The session stands after them, as if only those steps
+ * had run: on a device with VK_EXT_conditional_rendering the steps of a submission
+ * after the stop dispatch nothing; elsewhere it runs one step a submission. */
+kiln_status_t kiln_session_generate_until(kiln_session_t* session, int32_t token, size_t count,
+                                          int32_t stop_token, kiln_step_result_t* out_results,
+                                          size_t* out_count);
 /* Copies the first `count` (<= vocab) log-probabilities of the last call. */
 kiln_status_t kiln_session_read_logprobs(kiln_session_t* session, float* out_values,
                                          size_t count);

@@ -119,6 +119,18 @@ kiln_status_t kiln_session_generate(kiln_session_t *session, int32_t token, size
   return toCStatus(session->session->generate(token, count, out_results));
 }
 
+kiln_status_t kiln_session_generate_until(kiln_session_t *session, int32_t token, size_t count,
+                                          int32_t stop_token, kiln_step_result_t *out_results,
+                                          size_t *out_count) {
+  if (!session || !out_count || (!out_results && count))
+    return toCStatus(invalidArgument("kiln_session_generate_until: null argument"));
+  if (stop_token < 0)
+    return toCStatus(outOfRange("kiln_session_generate_until: stop token " +
+                                std::to_string(stop_token) + " is negative"));
+  return toCStatus(session->session->generate(token, count, out_results,
+                                              static_cast<uint32_t>(stop_token), out_count));
+}
+
 kiln_status_t kiln_session_read_logprobs(kiln_session_t *session, float *out_values, size_t count) {
   if (!session || (!out_values && count))
     return toCStatus(invalidArgument("kiln_session_read_logprobs: null argument"));

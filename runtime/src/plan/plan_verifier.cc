@@ -614,8 +614,17 @@ Status verifyPlanMeaning(const kp::Plan &plan, const DeviceLimits &limits) {
                           plan.sampling()->head_gate() > kp::HeadGateRule::MAX))
     return bad("sampling", "unknown site or head_gate rule");
   if (const kp::DeviceGreedy *greedy = plan.sampling() ? plan.sampling()->greedy() : nullptr) {
-    KILN_RETURN_IF_ERROR(
-        checkRange(plan, greedy->buffer(), greedy->byte_offset(), 8, "sampling.greedy"));
+    KILN_RETURN_IF_ERROR(checkRange(plan, greedy->buffer(), greedy->byte_offset(),
+                                    greedy->stop_flag() ? 12 : 8, "sampling.greedy"));
+    if (greedy->stop_flag()) {
+      int fields = 0;
+      if (plan.params()->fields())
+        for (const kp::ParamField *field : *plan.params()->fields())
+          fields += field->rule() == kp::ParamRule::StopToken;
+      if (fields != 1)
+        return bad("sampling.greedy", "stop_flag needs exactly one StopToken params field, the "
+                                      "plan has " + std::to_string(fields));
+    }
     if (bufferKind(plan, greedy->buffer()) != kp::BufferKind::State)
       return bad("sampling.greedy", "must live in a State buffer");
   }

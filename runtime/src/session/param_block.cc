@@ -61,6 +61,9 @@ void writeParamBlock(const kp::ParamBlock &block, uint8_t *mapped, const CallVal
     case kp::ParamRule::RandomU32:
       putU32(at, values.generator ? static_cast<uint32_t>(values.generator->next() >> 32) : 0u);
       break;
+    case kp::ParamRule::StopToken:
+      putU32(at, values.stopToken);
+      break;
     }
   }
 }

@@ -12,6 +12,9 @@
 
 namespace kiln::rt {
 
+/// The StopToken field's value when no stop token is asked for (no token has it).
+constexpr uint32_t kNoStopToken = 0xffffffffu;
+
 struct CallValues {
   const int32_t *tokens = nullptr; // rowCount tokens
   uint32_t rowCount = 0;
@@ -20,6 +23,7 @@ struct CallValues {
   float temperature = 0;
   float topP = 1;
   SplitMix64 *generator = nullptr; // for RandomU32 fields
+  uint32_t stopToken = kNoStopToken; // for StopToken fields
 };
 
 /// Writes every field of `block` into `mapped` (the Params buffer's host pointer).

@@ -45,23 +45,30 @@ Status PickBatches::create(const vk::Device &device, const kp::Plan &plan,
   return okStatus();
 }
 
-Status PickBatches::commandsFor(uint32_t steps, const RecordInputs &inputs, VkCommandBuffer &out) {
+bool PickBatches::canStopOnDevice() const {
+  return device_->conditionalRendering() && plan_->sampling()->greedy()->stop_flag();
+}
+
+Status PickBatches::commandsFor(uint32_t steps, bool untilStop, const RecordInputs &inputs,
+                                VkCommandBuffer &out) {
   if (steps == 0 || steps > maxSteps_)
     return internalError("pick batch of " + std::to_string(steps) + " steps (at most " +
                          std::to_string(maxSteps_) + ")");
-  auto &slot = recorded_[steps];
+  if (untilStop && !canStopOnDevice())
+    return internalError("pick batch: the plan or device cannot stop on the device");
+  auto &slot = recorded_[{steps, untilStop}];
   if (!slot) {
     auto commands = std::make_unique<vk::CommandBuffer>();
     KILN_RETURN_IF_ERROR(commands->create(device_->handle(), device_->queueFamily()));
-    KILN_RETURN_IF_ERROR(record(steps, inputs, *commands));
+    KILN_RETURN_IF_ERROR(record(steps, untilStop, inputs, *commands));
     slot = std::move(commands);
   }
   out = slot->handle();
   return okStatus();
 }
 
-Status PickBatches::record(uint32_t steps, const RecordInputs &inputs,
-                             vk::CommandBuffer &commands) {
+Status PickBatches::record(uint32_t steps, bool untilStop, const RecordInputs &inputs,
+                           vk::CommandBuffer &commands) {
   const kp::Plan &plan = *plan_;
   const kp::DeviceGreedy &greedy = *plan.sampling()->greedy();
   const VkBuffer params = inputs.buffers[plan.params()->buffer()];
@@ -70,6 +77,18 @@ Status PickBatches::record(uint32_t steps, const RecordInputs &inputs,
   VkCommandBuffer cb = commands.handle();
   KILN_RETURN_IF_ERROR(commands.begin(/*oneTimeSubmit=*/false));
   RecordCounts counts;
+  // The continue word (after the pick's 8 bytes) starts at 1; the sample kernel
+  // clears it when it picks the stop token, and later steps then dispatch nothing.
+  const uint64_t continueOffset = greedy.byte_offset() + 8;
+  const VkPipelineStageFlags conditionalStage =
+      untilStop ? VK_PIPELINE_STAGE_CONDITIONAL_RENDERING_BIT_EXT : 0;
+  const VkAccessFlags conditionalRead = untilStop ? VK_ACCESS_CONDITIONAL_RENDERING_READ_BIT_EXT : 0;
+  if (untilStop) {
+    vkCmdFillBuffer(cb, picked, continueOffset, 4, 1);
+    commands.barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | conditionalStage,
+                     VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | conditionalRead);
+  }
   for (uint32_t step = 0; step < steps; ++step) {
     // Step 0's block is the host's whole; later steps take the host's words around
     // the Token fields and the previous step's pick into them. The barrier at the
@@ -92,11 +111,18 @@ Status PickBatches::record(uint32_t steps, const RecordInputs &inputs,
         vkCmdCopyBuffer(cb, picked, params, static_cast<uint32_t>(tokens.size()), tokens.data());
     }
     // The program's entry barrier makes these copies visible to its shaders.
+    // Skipped steps still copy: their parameters go unread, and their result slot
+    // repeats the stop token, where the host cuts.
+    if (untilStop && step > 0)
+      device_->beginConditional(cb, picked, continueOffset);
     recordProgramBody(commands, plan, *decode_, inputs, nullptr,
                       /*withReadback=*/step + 1 == steps, counts);
+    if (untilStop && step > 0)
+      device_->endConditional(cb);
     commands.barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                      VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-                     VK_PIPELINE_STAGE_TRANSFER_BIT, kTransferAccess);
+                     VK_PIPELINE_STAGE_TRANSFER_BIT | conditionalStage,
+                     kTransferAccess | conditionalRead);
     VkBufferCopy result{greedy.byte_offset(), 8ull * step, 8};
     vkCmdCopyBuffer(cb, picked, results_.handle(), 1, &result);
   }

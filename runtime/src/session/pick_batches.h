@@ -29,13 +29,19 @@ public:
   uint8_t *block(uint32_t step) const { return ring_.mapped() + step * stride_; }
   Status flushBlocks() const { return ring_.flush(); }
   /// The command buffer running `steps` copies (recorded on first use). Only the
-  /// last copy copies its read-out into the readback buffer.
-  Status commandsFor(uint32_t steps, const RecordInputs &inputs, VkCommandBuffer &out);
+  /// last copy copies its read-out into the readback buffer. `untilStop`: the
+  /// copies after the first run only while the plan's continue word is 1
+  /// (conditional rendering), so a stop token ends the submission's work.
+  Status commandsFor(uint32_t steps, bool untilStop, const RecordInputs &inputs,
+                     VkCommandBuffer &out);
+  /// The plan's pick carries a continue word and the device can run under it.
+  bool canStopOnDevice() const;
   /// The token and log-probability each of the first `steps` steps picked.
   Status readResults(uint32_t steps, kiln_step_result_t *out) const;
 
 private:
-  Status record(uint32_t steps, const RecordInputs &inputs, vk::CommandBuffer &commands);
+  Status record(uint32_t steps, bool untilStop, const RecordInputs &inputs,
+                vk::CommandBuffer &commands);
 
   const vk::Device *device_ = nullptr;
   const kiln::plan::Plan *plan_ = nullptr;
@@ -48,7 +54,7 @@ private:
   // Token words), and the Token words the device's pick goes to.
   std::vector<VkBufferCopy> hostRegions_;
   std::vector<uint64_t> tokenOffsets_;
-  std::map<uint32_t, std::unique_ptr<vk::CommandBuffer>> recorded_;
+  std::map<std::pair<uint32_t, bool>, std::unique_ptr<vk::CommandBuffer>> recorded_;
 };
 
 } // namespace kiln::rt

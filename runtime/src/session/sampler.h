@@ -19,8 +19,16 @@ public:
   uint64_t next();
   /// Uniform in [0, 1) with 53 random bits.
   double nextUnit() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }
+  /// As if next() had been called `count` times (the state is a counter).
+  void skip(uint64_t count) { state_ += count * 0x9e3779b97f4a7c15ull; }
+  /// How many next() calls lead from this generator to `later`.
+  uint64_t distance(const SplitMix64 &later) const {
+    return (later.state_ - state_) * kInverseGamma;
+  }
 
 private:
+  /// The inverse of splitmix64's increment modulo 2^64.
+  static constexpr uint64_t kInverseGamma = 0xf1de83e19937733dull;
   uint64_t state_;
 };
 

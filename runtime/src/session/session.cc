@@ -446,37 +446,56 @@ Status Session::step(int32_t token, kiln_step_result_t *result) {
   return sample(result);
 }
 
-Status Session::generate(int32_t token, size_t count, kiln_step_result_t *results) {
+Status Session::generate(int32_t token, size_t count, kiln_step_result_t *results,
+                         std::optional<uint32_t> stopToken, size_t *produced) {
+  if (produced)
+    *produced = 0;
   if (!failed_.ok())
     return failed_;
   if (!results)
     return invalidArgument("generate: out_results must be non-null");
+  if (stopToken && *stopToken >= plan_.root().vocab_size())
+    return outOfRange("generate: stop token " + std::to_string(*stopToken) +
+                      " out of range: vocab_size is " +
+                      std::to_string(plan_.root().vocab_size()));
   // Greedy steps batch when the session asks for more than one a submission;
-  // draws batch whenever the device makes them.
-  const bool batched = batches_ && (options_.temperature == 0
-                                        ? options_.tokensPerSubmit > 1
-                                        : drawsOnDevice());
+  // draws batch whenever the device makes them. A stop token needs the device to
+  // skip what follows it in a submission; without that, one step a submission.
+  const bool batched =
+      batches_ &&
+      (options_.temperature == 0 ? options_.tokensPerSubmit > 1 : drawsOnDevice()) &&
+      (!stopToken || batches_->canStopOnDevice());
   size_t done = 0;
-  while (done < count) {
+  bool stopped = false;
+  while (done < count && !stopped) {
     if (!batched) {
       KILN_RETURN_IF_ERROR(step(token, &results[done]));
       token = results[done++].token;
+      stopped = stopToken && static_cast<uint32_t>(token) == *stopToken;
       continue;
     }
     const uint32_t steps =
         static_cast<uint32_t>(std::min<size_t>(count - done, batches_->maxSteps()));
-    KILN_RETURN_IF_ERROR(runPickBatch(token, steps, results + done));
-    done += steps;
+    uint32_t used = steps;
+    KILN_RETURN_IF_ERROR(
+        runPickBatch(token, steps, results + done, /*decoding=*/true, stopToken, &used));
+    done += used;
     token = results[done - 1].token;
+    stopped = stopToken && static_cast<uint32_t>(token) == *stopToken;
   }
+  if (produced)
+    *produced = done;
   return okStatus();
 }
 
 Status Session::runPickBatch(int32_t token, uint32_t steps, kiln_step_result_t *results,
-                             bool decoding) {
+                             bool decoding, std::optional<uint32_t> stopToken,
+                             uint32_t *used) {
   const kp::Plan &plan = plan_.root();
   // The fed token, and room for every step before max_position.
   KILN_RETURN_IF_ERROR(checkTokens(std::vector<int32_t>(steps, token).data(), steps));
+  const SplitMix64 generatorBefore = generator_;
+  uint32_t randomPerStep = 0;
   for (uint32_t step = 0; step < steps; ++step) {
     CallValues values;
     values.tokens = &token; // the device overwrites it for steps after the first
@@ -488,11 +507,16 @@ Status Session::runPickBatch(int32_t token, uint32_t steps, kiln_step_result_t *
     values.temperature = options_.temperature;
     values.topP = options_.topP;
     values.generator = &generator_;
+    if (stopToken)
+      values.stopToken = *stopToken;
     writeParamBlock(*plan.params(), batches_->block(step), values);
+    if (step == 0)
+      randomPerStep = generatorBefore.distance(generator_);
   }
   KILN_RETURN_IF_ERROR(batches_->flushBlocks());
   VkCommandBuffer commands;
-  KILN_RETURN_IF_ERROR(fail(batches_->commandsFor(steps, recordInputs_, commands)));
+  KILN_RETURN_IF_ERROR(
+      fail(batches_->commandsFor(steps, stopToken.has_value(), recordInputs_, commands)));
 
   auto start = std::chrono::steady_clock::now();
   KILN_RETURN_IF_ERROR(fail(vk::submit(device_.queue(), commands, fence_.handle())));
@@ -501,25 +525,40 @@ Status Session::runPickBatch(int32_t token, uint32_t steps, kiln_step_result_t *
                                               : fence_.waitAndReset(kFenceTimeoutNs)));
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  KILN_RETURN_IF_ERROR(batches_->readResults(steps, results));
+  // Steps after a stop ran nothing on the device: the session stands after the stop,
+  // its generator as if only those steps had been written.
+  uint32_t ran = steps;
+  if (stopToken)
+    for (uint32_t step = 0; step < steps; ++step)
+      if (static_cast<uint32_t>(results[step].token) == *stopToken) {
+        ran = step + 1;
+        break;
+      }
+  if (ran < steps) {
+    generator_ = generatorBefore;
+    generator_.skip(uint64_t{randomPerStep} * ran);
+  }
+  if (used)
+    *used = ran;
   totalMs_ += ms;
   if (decoding) {
     decodeSubmitMs_ += std::chrono::duration<double, std::milli>(submitted - start).count();
     decodeMs_ += ms;
-    decodeTokens_ += steps;
+    decodeTokens_ += ran;
     ++decodeCalls_;
   } else {
     prefillMs_ += ms;
-    prefillTokens_ += steps;
+    prefillTokens_ += ran;
   }
-  tokens_ += steps;
-  position_ += steps;
+  tokens_ += ran;
+  position_ += ran;
   ++calls_;
 
-  KILN_RETURN_IF_ERROR(batches_->readResults(steps, results));
   KILN_RETURN_IF_ERROR(takeReadback(plan_.decode()));
   KILN_RETURN_IF_ERROR(finishReadback());
   const uint32_t vocab = plan.vocab_size();
-  for (uint32_t step = 0; step < steps; ++step)
+  for (uint32_t step = 0; step < ran; ++step)
     if (static_cast<uint32_t>(results[step].token) >= vocab)
       return failedPrecondition("step " + std::to_string(step) +
                                 " of the submission has no finite log-probability to pick "

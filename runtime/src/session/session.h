@@ -20,6 +20,7 @@
 #include "vulkan/timestamp_query.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,7 +53,11 @@ public:
   /// Feeds `token`, then each token picked, `count` steps; results[i] is the pick
   /// after step i. Greedy with a plan that picks on the device: up to
   /// tokensPerSubmit steps a submission; otherwise one step() a token.
-  Status generate(int32_t token, size_t count, kiln_step_result_t *results);
+  /// `count` steps, each fed the pick of the one before; with `stopToken`, the
+  /// steps end after the one that picks it (`produced` says how many ran).
+  Status generate(int32_t token, size_t count, kiln_step_result_t *results,
+                  std::optional<uint32_t> stopToken = std::nullopt,
+                  size_t *produced = nullptr);
   Status readLogprobs(float *out, size_t count) const;
   Status reset();
   /// kiln_session_seek: the next token takes `position`, over the state held.
@@ -90,8 +95,12 @@ private:
   Status checkTokens(const int32_t *tokens, size_t count) const;
   /// `steps` steps in one submission, each fed the device's pick of the one
   /// before (PickBatches); `decoding` counts them as decode, else as prefill.
+  /// With `stopToken` (a plan and device that can stop on the device), the steps
+  /// after the one that picks it do not run, and `used` says how many did; the
+  /// session then stands after them (position and generator).
   Status runPickBatch(int32_t token, uint32_t steps, kiln_step_result_t *results,
-                      bool decoding = true);
+                      bool decoding = true, std::optional<uint32_t> stopToken = std::nullopt,
+                      uint32_t *used = nullptr);
   /// The device draws at the session's temperature (the plan's sampling site is
   /// Device and the session can run pick batches): at a temperature above 0
   /// every token comes from a pick batch, so a seed gives the same tokens at

@@ -27,6 +27,9 @@ Status Buffer::create(const Device &device, uint64_t byteSize, MemoryPlacement p
   info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
                VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
                VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
+  // A State buffer may hold the continue word a submission's steps run under.
+  if (device.conditionalRendering())
+    info.usage |= VK_BUFFER_USAGE_CONDITIONAL_RENDERING_BIT_EXT;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   KILN_RETURN_IF_ERROR(
       vkStatus(vkCreateBuffer(device_, &info, nullptr, &buffer_), "vkCreateBuffer").withContext(what));

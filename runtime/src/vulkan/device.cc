@@ -2,6 +2,9 @@
 
 #include "vulkan/status_util.h"
 
+#include <cstring>
+#include <vector>
+
 namespace kiln::rt::vk {
 
 Status Device::create(const PhysicalDevice &physical) {
@@ -13,15 +16,33 @@ Status Device::create(const PhysicalDevice &physical) {
   VkPhysicalDeviceVulkan13Features offered13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
   VkPhysicalDeviceVulkan12Features offered12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   VkPhysicalDeviceVulkan11Features offered11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  VkPhysicalDeviceConditionalRenderingFeaturesEXT offeredConditional{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CONDITIONAL_RENDERING_FEATURES_EXT};
   VkPhysicalDeviceFeatures2 offered{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   const bool has12 = physical.apiVersion >= VK_API_VERSION_1_2;
   const bool has13 = physical.apiVersion >= VK_API_VERSION_1_3;
+  // Conditional rendering, where offered, skips a submission's steps after a stop token.
+  bool conditional = false;
+  if (has12) {
+    uint32_t count = 0;
+    vkEnumerateDeviceExtensionProperties(physical.handle, nullptr, &count, nullptr);
+    std::vector<VkExtensionProperties> extensions(count);
+    vkEnumerateDeviceExtensionProperties(physical.handle, nullptr, &count, extensions.data());
+    for (const VkExtensionProperties &extension : extensions)
+      conditional |= std::strcmp(extension.extensionName,
+                                 VK_EXT_CONDITIONAL_RENDERING_EXTENSION_NAME) == 0;
+  }
   if (has12) {
     offered.pNext = &offered11;
     offered11.pNext = &offered12;
     if (has13)
       offered12.pNext = &offered13;
+    if (conditional) {
+      offeredConditional.pNext = offered.pNext;
+      offered.pNext = &offeredConditional;
+    }
     vkGetPhysicalDeviceFeatures2(physical.handle, &offered);
+    conditional = conditional && offeredConditional.conditionalRendering;
   } else {
     vkGetPhysicalDeviceFeatures(physical.handle, &offered.features);
   }
@@ -49,6 +70,15 @@ Status Device::create(const PhysicalDevice &physical) {
     }
   }
 
+  VkPhysicalDeviceConditionalRenderingFeaturesEXT enableConditional{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CONDITIONAL_RENDERING_FEATURES_EXT};
+  const char *conditionalName = VK_EXT_CONDITIONAL_RENDERING_EXTENSION_NAME;
+  if (conditional) {
+    enableConditional.conditionalRendering = VK_TRUE;
+    enableConditional.pNext = enable.pNext;
+    enable.pNext = &enableConditional;
+  }
+
   const float priority = 1.0f;
   VkDeviceQueueCreateInfo queueInfo{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   queueInfo.queueFamilyIndex = physical.computeQueueFamily;
@@ -62,10 +92,31 @@ Status Device::create(const PhysicalDevice &physical) {
     info.pNext = &enable;
   else
     info.pEnabledFeatures = &enable.features;
+  if (conditional) {
+    info.enabledExtensionCount = 1;
+    info.ppEnabledExtensionNames = &conditionalName;
+  }
   KILN_VK_RETURN_IF_ERROR(vkCreateDevice(physical.handle, &info, nullptr, &device_));
   vkGetDeviceQueue(device_, physical.computeQueueFamily, 0, &queue_);
+  if (conditional) {
+    beginConditional_ = reinterpret_cast<PFN_vkCmdBeginConditionalRenderingEXT>(
+        vkGetDeviceProcAddr(device_, "vkCmdBeginConditionalRenderingEXT"));
+    endConditional_ = reinterpret_cast<PFN_vkCmdEndConditionalRenderingEXT>(
+        vkGetDeviceProcAddr(device_, "vkCmdEndConditionalRenderingEXT"));
+    if (!beginConditional_ || !endConditional_)
+      beginConditional_ = nullptr, endConditional_ = nullptr;
+  }
   return okStatus();
 }
+
+void Device::beginConditional(VkCommandBuffer cb, VkBuffer buffer, uint64_t offset) const {
+  VkConditionalRenderingBeginInfoEXT info{VK_STRUCTURE_TYPE_CONDITIONAL_RENDERING_BEGIN_INFO_EXT};
+  info.buffer = buffer;
+  info.offset = offset;
+  beginConditional_(cb, &info);
+}
+
+void Device::endConditional(VkCommandBuffer cb) const { endConditional_(cb); }
 
 Status Device::waitIdle() const {
   if (device_ == VK_NULL_HANDLE)
@@ -80,6 +131,8 @@ void Device::destroy() {
   }
   device_ = VK_NULL_HANDLE;
   queue_ = VK_NULL_HANDLE;
+  beginConditional_ = nullptr;
+  endConditional_ = nullptr;
 }
 
 } // namespace kiln::rt::vk

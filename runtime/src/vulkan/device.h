@@ -25,8 +25,15 @@ public:
   VkQueue queue() const { return queue_; }
   const PhysicalDevice &physical() const { return physical_; }
   uint32_t queueFamily() const { return physical_.computeQueueFamily; }
+  /// VK_EXT_conditional_rendering is enabled: dispatches can run only while a
+  /// buffer word is nonzero (a stop token inside a submission, docs/runtime.md).
+  bool conditionalRendering() const { return beginConditional_ != nullptr; }
+  void beginConditional(VkCommandBuffer cb, VkBuffer buffer, uint64_t offset) const;
+  void endConditional(VkCommandBuffer cb) const;
 
 private:
+  PFN_vkCmdBeginConditionalRenderingEXT beginConditional_ = nullptr;
+  PFN_vkCmdEndConditionalRenderingEXT endConditional_ = nullptr;
   VkDevice device_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;
   PhysicalDevice physical_;

@@ -11,10 +11,10 @@
 // CHECK-SAME: %[[H:[a-z0-9]+]]: memref<12xf32> {kiln.buffer = {{{.*}}kind = "scratch", name = "plane.embed", slot = [[SLOT:[0-9]+]] : i64}}
 // CHECK-SAME: %[[LC:[a-z0-9]+]]: memref<2xf32> {kiln.buffer = {{{.*}}kind = "scratch", name = "plane.log_softmax", slot = [[SLOT]] : i64}}
 // CHECK-SAME: %[[OUT:[a-z0-9]+]]: memref<6xf32> {kiln.buffer = {{{.*}}kind = "readback", name = "readback"
-// The session's sampling options, for stage.sample's draw (params words 3-5).
-// CHECK-SAME: kiln.params = [{name = "temperature", rule = "Temperature", word = 3 : i64}, {name = "top_p", rule = "TopP", word = 4 : i64}, {name = "random", rule = "RandomU32", word = 5 : i64}]
+// The session's sampling options and stop token, for stage.sample (params words 3-6).
+// CHECK-SAME: kiln.params = [{name = "temperature", rule = "Temperature", word = 3 : i64}, {name = "top_p", rule = "TopP", word = 4 : i64}, {name = "random", rule = "RandomU32", word = 5 : i64}, {name = "stop_token", rule = "StopToken", word = 6 : i64}]
 // CHECK-SAME: kiln.readback = {arg = 8 : i64, byte_offset = 0 : i64, count = 6 : i64, values = "LogProbs"}
-// CHECK-SAME: kiln.sampled = {arg = 9 : i64, byte_offset = 0 : i64, draws}
+// CHECK-SAME: kiln.sampled = {arg = 9 : i64, byte_offset = 0 : i64, draws, stop_flag}
 // CHECK: stage.dispatch "embed" {
 // CHECK-NEXT: stage.embed_gather table(%[[E]] : memref<6x2xvector<4xi32>>) params(%[[P]] : memref<8xi32>) out(%[[H]] : memref<12xf32>)
 // CHECK: stage.dispatch "final_norm" {
@@ -110,7 +110,7 @@ kiln.model @head_q8 embryo attributes {eps = 1.0e-06 : f32, hidden = 12 : i64, i
 // CHECK-NEXT: stage.mul ins(%{{.*}}, %[[HS]] : memref<4xf32>, memref<4xf32>) out(%arg[[RB]] : memref<4xf32>)
 // The device's greedy pick of the read-out's logits, never skipped.
 // CHECK: stage.dispatch "sample" {
-// CHECK-NEXT: stage.sample values(%arg[[RB]] : memref<4xf32>) params(%[[P]] : memref<8xi32>) out(%{{.*}} : memref<2xi32>) {logits}
+// CHECK-NEXT: stage.sample values(%arg[[RB]] : memref<4xf32>) params(%[[P]] : memref<8xi32>) out(%{{.*}} : memref<3xi32>) {logits}
 // CHECK-NOT: stage.dispatch
 kiln.model @loop dory attributes {eps = 1.0e-06 : f32, hidden = 8 : i64, intermediate = 8 : i64, vocab = 4 : i64} {
   kiln.weight_decl @embed : !kiln.weight<[4, 8], f16>
@@ -295,7 +295,7 @@ kiln.model @far dory attributes {eps = 1.0e-06 : f32, hidden = 8 : i64, intermed
 // CHECK: stage.dispatch "mul_2" skip_if(%[[F]] : memref<1xi32>) [0] {
 // CHECK-NEXT: stage.mul {{.*}} out(%[[RB]] : memref<4xf32>)
 // CHECK: stage.dispatch "sample" {
-// CHECK-NEXT: stage.sample values(%[[RB]] : memref<4xf32>) params(%[[P]] : memref<8xi32>) out(%{{.*}} : memref<2xi32>) {logits}
+// CHECK-NEXT: stage.sample values(%[[RB]] : memref<4xf32>) params(%[[P]] : memref<8xi32>) out(%{{.*}} : memref<3xi32>) {logits}
 // CHECK-NOT: stage.dispatch
 kiln.model @exit dory attributes {eps = 1.0e-06 : f32, hidden = 8 : i64, intermediate = 8 : i64, vocab = 4 : i64} {
   kiln.weight_decl @embed : !kiln.weight<[4, 8], f16>

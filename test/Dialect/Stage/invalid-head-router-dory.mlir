@@ -31,10 +31,20 @@ func.func @mode(%h: memref<64xf32>) {
 
 // -----
 
-func.func @sample_out(%v: memref<16xf32>, %s: memref<3xi32>) {
+func.func @sample_out(%v: memref<16xf32>, %s: memref<4xi32>) {
   stage.dispatch {
-    // expected-error @+1 {{output has 3 elements, expected 2 (the token and its log-probability)}}
-    stage.sample values(%v : memref<16xf32>) out(%s : memref<3xi32>)
+    // expected-error @+1 {{output has 4 elements, expected 2 (the token and its log-probability; 3 with a continue word)}}
+    stage.sample values(%v : memref<16xf32>) out(%s : memref<4xi32>)
+  }
+  return
+}
+
+// -----
+
+func.func @sample_continue(%v: memref<16xf32>, %p: memref<6xi32>, %s: memref<3xi32>) {
+  stage.dispatch {
+    // expected-error @+1 {{a continue word (output of 3) compares the pick with params word 6: params must hold at least 7 words}}
+    stage.sample values(%v : memref<16xf32>) params(%p : memref<6xi32>) out(%s : memref<3xi32>)
   }
   return
 }

@@ -236,6 +236,33 @@ TEST_F(SessionTest, GenerateWithoutADevicePickStepsOneTokenAtATime) {
             "INVALID_ARGUMENT: kiln_session_generate: null argument");
 }
 
+TEST_F(SessionTest, GenerateUntilStopsAfterTheStopToken) {
+  // Without a device pick, generate_until steps one token a call and ends after the
+  // first step that picks the stop token; the session stands there.
+  std::vector<kiln_step_result_t> stepped(4), generated(4);
+  ASSERT_EQ(open(chainPlan(), writeChainWeights(dir_)), "");
+  ASSERT_EQ(describe(kiln_session_generate(session_, 1, stepped.size(), stepped.data())), "");
+  ASSERT_EQ(describe(kiln_session_reset(session_)), "");
+  const int32_t stop = stepped[1].token;
+  size_t count = 99;
+  ASSERT_EQ(describe(kiln_session_generate_until(session_, 1, generated.size(), stop,
+                                                 generated.data(), &count)),
+            "");
+  size_t first = 0;
+  while (stepped[first].token != stop)
+    ++first;
+  EXPECT_EQ(count, first + 1);
+  for (size_t i = 0; i < count; ++i)
+    EXPECT_EQ(generated[i].token, stepped[i].token) << i;
+  EXPECT_EQ(kiln_session_position(session_), count);
+  EXPECT_EQ(describe(kiln_session_generate_until(session_, 1, 1, -1, generated.data(), &count)),
+            "OUT_OF_RANGE: kiln_session_generate_until: stop token -1 is negative");
+  EXPECT_EQ(describe(kiln_session_generate_until(session_, 1, 1, 8, generated.data(), &count)),
+            "OUT_OF_RANGE: generate: stop token 8 out of range: vocab_size is 8");
+  EXPECT_EQ(describe(kiln_session_generate_until(session_, 1, 1, 0, generated.data(), nullptr)),
+            "INVALID_ARGUMENT: kiln_session_generate_until: null argument");
+}
+
 TEST_F(SessionTest, UnknownWaitModeIsRefused) {
   EXPECT_EQ(open(chainPlan(), writeChainWeights(dir_), false, static_cast<kiln_wait_mode_t>(7)),
             "INVALID_ARGUMENT: kiln_session_create: wait_mode 7 is not a kiln_wait_mode_t");

@@ -384,7 +384,14 @@ LogicalResult SampleOp::verify() {
   if (dim(getValues(), 0) >= (int64_t{1} << 24))
     return emitOpError("vocabulary of ")
            << dim(getValues(), 0) << " tokens: device sampling holds ids below 2^24";
-  return expectSize(*this, "output", getOut(), 2, "the token and its log-probability");
+  const int64_t words = dim(getOut(), 0);
+  if (words == 3 && (!getParams() || dim(getParams(), 0) <= kStopTokenWord))
+    return emitOpError("a continue word (output of 3) compares the pick with params word ")
+           << kStopTokenWord << ": params must hold at least " << kStopTokenWord + 1 << " words";
+  if (words == 3)
+    return success();
+  return expectSize(*this, "output", getOut(), 2,
+                    "the token and its log-probability; 3 with a continue word");
 }
 
 LogicalResult HeadRowsOp::verify() {

@@ -24,9 +24,10 @@ inline constexpr const char *kSlotsAttrName = "kiln.slots";
 inline constexpr const char *kReadbackAttrName = "kiln.readback";
 inline constexpr const char *kParamsAttrName = "kiln.params";
 inline constexpr const char *kDeviceFlagsAttrName = "kiln.device_flags";
-/// {arg, byte_offset[, draws]}: where stage.sample leaves the step's token and
-/// its log-probability; `draws` (unit) when it also draws at the session's
-/// temperature and top-p (its params words below), not only the greedy pick.
+/// {arg, byte_offset[, draws][, stop_flag]}: where stage.sample leaves the step's
+/// token and its log-probability; `draws` (unit) when it also draws at the
+/// session's temperature and top-p (its params words below), not only the greedy
+/// pick; `stop_flag` (unit) when a continue word follows them (kStopTokenWord).
 inline constexpr const char *kSampledAttrName = "kiln.sampled";
 
 /// The params words stage.sample's draw reads (f32 bits, f32 bits, u32); the
@@ -34,6 +35,9 @@ inline constexpr const char *kSampledAttrName = "kiln.sampled";
 inline constexpr int64_t kTemperatureWord = 3;
 inline constexpr int64_t kTopPWord = 4;
 inline constexpr int64_t kRandomWord = 5;
+/// The params word holding the session's stop token (plan field StopToken), which
+/// stage.sample compares its pick with when it writes a continue word.
+inline constexpr int64_t kStopTokenWord = 6;
 
 /// What a logical buffer holds: its `kiln.buffer` `kind` (docs/pipeline.md). The plan's
 /// flatbuffer enum is the file format's copy; the plan writer maps one to the other.

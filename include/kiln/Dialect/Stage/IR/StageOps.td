@@ -9,7 +9,7 @@
 // per-token values come from a params buffer memref<P x i32> (P >= 4):
 // word 0 token, word 1 position, word 2 head gate (f32 bits), word 3 spare;
 // stage.sample's draw reads words 3-5 (temperature, top_p, a random u32), so
-// its params hold at least 6 words.
+// its params hold at least 6 words (7 with its stop token, word 6).
 //
 //===----------------------------------------------------------------------===//
 
@@ -560,8 +560,9 @@ def Stage_SampleOp : Stage_Op<"sample"> {
     the f32 bits of the picked token's log-probability before temperature:
     `values[t]` for log-probabilities, or `values[t] − logsumexp(values)`
     with `logits`. With no finite maximum (all −∞ or a NaN) `out[0]` is the
-    vocabulary size, an id no token has: the runtime reports it. One
-    workgroup. The runtime feeds `out[0]` to the next step when it runs many
+    vocabulary size, an id no token has: the runtime reports it. A third word
+    `out[2]`, when `out` has one, is the continue word: 0 when the pick equals
+    the stop token (params word 6), else 1. One workgroup. The runtime feeds `out[0]` to the next step when it runs many
     tokens per submit (docs/runtime.md).
 
     ```mlir
