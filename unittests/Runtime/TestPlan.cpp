@@ -73,7 +73,7 @@ std::vector<uint8_t> buildPlan(const PlanSpec &spec) {
     flags.push_back(kp::CreateDeviceFlagDirect(b, flag.name.c_str(), flag.buffer, flag.offset, flag.resetValue));
   flatbuffers::Offset<kp::DeviceGreedy> greedy = 0;
   if (spec.greedy)
-    greedy = kp::CreateDeviceGreedy(b, spec.greedy->first, spec.greedy->second);
+    greedy = kp::CreateDeviceGreedy(b, spec.greedy->first, spec.greedy->second, spec.stopFlag);
   auto sampling = kp::CreateSampling(b, spec.site, spec.headGate, greedy);
   auto plan = kp::CreatePlanDirect(b, spec.version, spec.target, "unittest", "test", "{}", "",
                                    spec.vocab, spec.maxPosition, &buffers, &weights, &kernels, params,

@@ -88,6 +88,7 @@ struct PlanSpec {
   std::vector<FlagSpec> flags;
   std::optional<std::pair<uint32_t, uint64_t>> greedy; // sampling.greedy (buffer, offset)
   kp::SamplingSite site = kp::SamplingSite::Host;
+  bool stopFlag = false; // sampling.greedy.stop_flag
 };
 
 /// The SPIR-V words of Inputs/<name>.spvasm (assembled at build time); empty on error.

@@ -87,6 +87,23 @@ TEST_F(PlanVerifyTest, DeviceSamplingNeedsItsPickAndOptions) {
   EXPECT_NE(load(spec).find("unknown site"), std::string::npos) << load(spec);
 }
 
+// A continue word after the pick: 12 bytes, and the stop token it compares with.
+TEST_F(PlanVerifyTest, StopFlagNeedsTwelveBytesAndAStopTokenField) {
+  PlanSpec spec = chainPlan();
+  spec.greedy = std::make_pair(3u, 24ull); // s: State, 32 bytes
+  spec.stopFlag = true;
+  EXPECT_NE(load(spec).find("sampling.greedy: range [24, 36) exceeds"), std::string::npos)
+      << load(spec);
+  spec.greedy = std::make_pair(3u, 16ull);
+  EXPECT_NE(load(spec).find("stop_flag needs exactly one StopToken params field, the plan has 0"),
+            std::string::npos)
+      << load(spec);
+  spec.paramsSize = 20;
+  spec.buffers[4].size = 20;
+  spec.fields.push_back({"stop_token", 16, kp::ParamType::U32, kp::ParamRule::StopToken});
+  EXPECT_EQ(load(spec), "");
+}
+
 TEST_F(PlanVerifyTest, InvalidSpirvIsRefusedBeforeTheDriverSeesIt) {
   PlanSpec spec = chainPlan();
   ASSERT_GT(spec.kernels[0].spirv.size(), 5u);
