@@ -64,6 +64,7 @@ Session::Session(std::shared_ptr<Plan> plan, const SessionOptions &options)
   c.top_p = options.topP;
   c.seed = options.seed;
   c.head_gate = options.headGate;
+  c.head_top_p = options.headTopP;
   c.enable_profiling = options.profiling ? 1 : 0;
   c.skip_weight_check = options.checkWeights ? 0 : 1;
   if (options.robustKernels == "auto")
@@ -260,7 +261,7 @@ void bindSession(py::module_ &module) {
       .def(py::init([](std::shared_ptr<Plan> plan, std::string weights, py::object device,
                        uint64_t seed, float temperature, float topP, float headGate,
                        bool checkWeights, bool profiling, py::object progress,
-                       std::string robustKernels) {
+                       std::string robustKernels, float headTopP) {
              SessionOptions options;
              options.weights = std::move(weights);
              options.device = std::move(device);
@@ -268,6 +269,7 @@ void bindSession(py::module_ &module) {
              options.temperature = temperature;
              options.topP = topP;
              options.headGate = headGate;
+             options.headTopP = headTopP;
              options.checkWeights = checkWeights;
              options.profiling = profiling;
              options.progress = std::move(progress);
@@ -278,7 +280,9 @@ void bindSession(py::module_ &module) {
            py::arg("seed") = 0, py::arg("temperature") = 0.0f, py::arg("top_p") = 1.0f,
            py::arg("head_gate") = -INFINITY, py::arg("check_weights") = true,
            py::arg("profiling") = false, py::arg("progress") = py::none(),
-           py::arg("robust_kernels") = "auto",
+           py::arg("robust_kernels") = "auto", py::arg("head_top_p") = 1.0f,
+           "head_top_p: a gated head (Embryo) keeps the smallest set of clusters by mass "
+           "reaching it, decided on the device (1 = all). "
            "progress: None, or a callable(done_bytes, total_bytes) called during the "
            "weight upload (last with done == total); an exception it raises is raised here. "
            "robust_kernels: 'auto' (bound every indexed access of the kernels on a CPU "

@@ -28,7 +28,7 @@ struct SessionOptions {
   pybind11::object device;
   uint64_t seed = 0;
   float temperature = 0, topP = 1;
-  float headGate = -INFINITY;
+  float headGate = -INFINITY, headTopP = 1;
   bool checkWeights = true, profiling = false;
   /// "auto", "on" or "off": kiln_session_options_t.robust_kernels.
   std::string robustKernels = "auto";

@@ -116,3 +116,16 @@ def test_stop_token_ends_generate_and_the_session_stands_there(model):
         assert tokens == full[:first + 1]
         assert s.position == len(PROMPT) + first
         assert tokens + s.generate(STEPS - len(tokens)) == full
+
+
+def test_head_top_p_equals_kiln_run(model):
+    # Embryo's head keeps the clusters reaching head_top_p, on the device; Dory has no
+    # gated head, so its tokens are the greedy ones.
+    from conftest import run_kiln_run
+    tokens, logprobs = run_kiln_run(model, "--head-top-p", "0.4")
+    s = kiln.Session(kiln.Plan.load(model.plan), weights=model.weights, head_top_p=0.4)
+    got, got_logprobs = s.generate(STEPS, prompt=PROMPT, return_logprobs=True)
+    assert got == tokens
+    assert np.allclose(got_logprobs, [float(v) for v in logprobs], atol=1e-5)
+    if model.name.startswith("dory"):
+        assert got == model.greedy[0]

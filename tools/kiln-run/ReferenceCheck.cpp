@@ -19,9 +19,12 @@ bool dropped(float value) { return !(value > -1e29f); }
 
 class EmbryoRunner : public ReferenceRunner {
 public:
-  EmbryoRunner(std::shared_ptr<const ref::EmbryoModel> model, float headGate)
+  EmbryoRunner(std::shared_ptr<const ref::EmbryoModel> model, float headGate, float headTopP)
       : session_(model) {
-    session_.setHeadGate(headGate);
+    if (headTopP < 1)
+      session_.setHeadTopP(headTopP);
+    else
+      session_.setHeadGate(headGate);
   }
   bool call(const std::vector<int32_t> &tokens, std::vector<float> &logprobs,
             std::string &error) override {
@@ -68,7 +71,8 @@ private:
 
 std::unique_ptr<ReferenceRunner> ReferenceRunner::create(const std::string &configPath,
                                                          const std::string &weightsPath,
-                                                         float headGate, std::string &error) {
+                                                         float headGate, float headTopP,
+                                                         std::string &error) {
   auto config = io::loadModelConfig(configPath);
   if (!config) {
     error = config.error().message();
@@ -86,7 +90,7 @@ std::unique_ptr<ReferenceRunner> ReferenceRunner::create(const std::string &conf
       return nullptr;
     }
     return std::make_unique<EmbryoRunner>(
-        std::make_shared<const ref::EmbryoModel>(std::move(*model)), headGate);
+        std::make_shared<const ref::EmbryoModel>(std::move(*model)), headGate, headTopP);
   }
   auto model = ref::loadDoryModel(*config, *file);
   if (!model) {

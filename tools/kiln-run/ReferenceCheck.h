@@ -17,9 +17,11 @@ public:
   /// `headGate` is the session's head gate (kiln-run --head-gate, -inf = every
   /// cluster open): Embryo's hierarchical head drops the clusters below it, as
   /// the plan does; Dory has no gated head and ignores it (its plans do too).
+  /// `headTopP` below 1 gates it from the cluster mass instead (kiln-run --head-top-p).
   static std::unique_ptr<ReferenceRunner> create(const std::string &configPath,
                                                  const std::string &weightsPath,
-                                                 float headGate, std::string &error);
+                                                 float headGate, float headTopP,
+                                                 std::string &error);
   virtual ~ReferenceRunner() = default;
   /// Feeds `tokens` as ONE call (Dory: one multi-row call; Embryo: token by
   /// token) and returns the log-probabilities after the last one, or sets `error`.

@@ -34,6 +34,8 @@ const char *kUsage =
     "  --top-p P             nucleus mass in (0, 1] (default 1)\n"
     "  --seed S              sampler seed (default 0)\n"
     "  --head-gate G         log-prob gate of a gated head (default -inf)\n"
+    "  --head-top-p P        a gated head keeps the smallest set of clusters by mass\n"
+    "                        reaching P, decided on the device (default 1 = all)\n"
     "  --device N|NAME       device index or name substring (else env KILN_DEVICE)\n"
     "  --stats               print dispatches, barriers, bytes and ms per token\n"
     "  --profile             print GPU time per dispatch of the decode program\n"
@@ -76,7 +78,7 @@ struct Arguments {
   bool havePrompt = false;
   long maxNew = 64;
   long stopToken = -1;
-  double temperature = 0, topP = 1, headGate = -INFINITY;
+  double temperature = 0, topP = 1, headGate = -INFINITY, headTopP = 1;
   uint64_t seed = 0;
   bool stats = false, profile = false, printLogprobs = false, listDevices = false, help = false;
   bool noWeightCheck = false;
@@ -201,6 +203,9 @@ bool parseArguments(int argc, char **argv, Arguments &args) {
     } else if (flag == "--top-p") {
       if (!value(text) || !parseDouble(flag, text, args.topP)) return false;
       if (!(args.topP > 0 && args.topP <= 1)) return fail("--top-p must be in (0, 1]");
+    } else if (flag == "--head-top-p") {
+      if (!value(text) || !parseDouble(flag, text, args.headTopP)) return false;
+      if (!(args.headTopP > 0 && args.headTopP <= 1)) return fail("--head-top-p must be in (0, 1]");
     } else if (flag == "--head-gate") {
       if (!value(text) || !parseDouble(flag, text, args.headGate)) return false;
     } else if (flag == "--seed") {
@@ -243,6 +248,9 @@ bool parseArguments(int argc, char **argv, Arguments &args) {
   if (!args.checkReference.empty() && args.startPosition != 0)
     return fail("--start-position runs over zeroed state, which the reference does not "
                 "have: it cannot be checked (leave one of them out)");
+  if (!args.checkReference.empty() && args.headTopP < 1 && args.headGate != -INFINITY)
+    return fail("--check-reference: the reference gates its head from --head-top-p or "
+                "--head-gate, not both");
   return true;
 }
 
@@ -316,6 +324,7 @@ int run(const Arguments &args) {
   options.top_p = static_cast<float>(args.topP);
   options.seed = args.seed;
   options.head_gate = static_cast<float>(args.headGate);
+  options.head_top_p = static_cast<float>(args.headTopP);
   options.enable_profiling = args.profile ? 1 : 0;
   options.wait_mode = args.waitMode;
   options.robust_kernels = args.robustKernels;
@@ -347,7 +356,7 @@ int run(const Arguments &args) {
     reference = kiln::tools::ReferenceRunner::create(
         args.checkReference,
         args.referenceWeights.empty() ? args.weights : args.referenceWeights,
-        static_cast<float>(args.headGate), error);
+        static_cast<float>(args.headGate), static_cast<float>(args.headTopP), error);
     if (!reference)
       return fail("--check-reference: " + error), 1;
   }

@@ -50,7 +50,7 @@ LogicalResult Lowering::run() {
   builder_.setInsertionPointToEnd(entry);
   vocab_ = static_cast<int64_t>(model_.getVocab());
   // Words 0-2 token, position, head gate; 3-6 stage.sample's temperature,
-  // top_p, random word and stop token; one spare.
+  // top_p, random word and stop token; 7 stage.head_rows' head top-p.
   params_ = addArgument(MemRefType::get({8}, IntegerType::get(ctx, 32)),
                         {BufferKind::Params, "params", {}});
   if (failed(lowerBlock(model_.getStep().getBody().front())))
@@ -356,6 +356,12 @@ void Lowering::finish() {
           b.getNamedAttr("word", b.getI64IntegerAttr(word)),
           b.getNamedAttr("rule", b.getStringAttr(rule)),
       }));
+  if (headTopP_)
+    params.push_back(b.getDictionaryAttr({
+        b.getNamedAttr("name", b.getStringAttr("head_top_p")),
+        b.getNamedAttr("word", b.getI64IntegerAttr(stage::kHeadTopPWord)),
+        b.getNamedAttr("rule", b.getStringAttr("HeadTopP")),
+    }));
   func_->setAttr(stage::kParamsAttrName, b.getArrayAttr(params));
   SmallVector<Attribute> flags;
   if (exitFlag_)

@@ -203,6 +203,7 @@ LogicalResult Lowering::lowerClusteredHead(kg::ClusteredHeadOp op) {
   Value lc = bufferOf(op.getClusterLogprobs());
   Value out = bufferOf(op.getResult());
   OpBuilder b = dispatch("head_rows");
+  headTopP_ = true;
   stage::HeadRowsOp::create(
       b, op.getLoc(), input, r, scale, lc, params_, out,
       stage::MatrixFormatAttr::get(b.getContext(),

@@ -196,9 +196,11 @@ private:
   /// Once the first exit test is emitted, every later dispatch of the call
   /// carries skip_if(exitFlag_)[0].
   mlir::Value exitFlag_;
-  /// The device's greedy pick of the step (stage.sample): token id
-  /// and log-probability bits, a State buffer the runtime reads.
+  /// The device's pick of the step (stage.sample): token id, log-probability
+  /// bits and continue word, a State buffer the runtime reads.
   mlir::Value sampled_;
+  /// A gated head reads the session's head top-p (params word 7).
+  bool headTopP_ = false;
   bool skipping_ = false;
   /// kiln.far_field_capture ops waiting for their prep (by far symbol).
   llvm::StringMap<kg::FarFieldCaptureOp> pendingCaptures_;

@@ -5,12 +5,15 @@
 // cluster, which first turns the cluster logits into its cluster's
 // log-probability, then computes its rows a few at a time, the threads side
 // by side (coalesced); a
-// cluster whose log-probability is below the gate (params word 2) writes
-// −1e30 for its tokens and reads no row. The gate is uniform per workgroup,
+// cluster whose log-probability is below the gate (params word 2), or outside
+// the head top-p set (word 7), writes −1e30 for its tokens and reads no row.
+// Both are uniform per workgroup,
 // so the reductions inside the open branch are reached by every lane.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelBuilder.h"
+
+#include "kiln/Dialect/Stage/IR/StageModule.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -130,9 +133,32 @@ void buildKernel(stage::HeadRowsOp op, KernelBuilder &kb) {
                                     }),
                          ReduceKind::Add);
   Value clusterLogp = kb.fsub(kb.load(logits, {cluster}), kb.fadd(zMax, kb.log(zSum)));
-  Value gate = kb.paramF32(kb.buffer(op.getParams()), 2);
+  Value params = kb.buffer(op.getParams());
+  Value gate = kb.paramF32(params, 2);
   Value closed = arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::OLT,
                                             clusterLogp, gate);
+  if (memrefSize(op.getParams(), 0) > stage::kHeadTopPWord) {
+    // The head top-p: closed when the clusters strictly above this one already
+    // hold p of the mass (the reference's smallest set reaching p, ties kept).
+    Value topP = kb.paramF32(params, stage::kHeadTopPWord);
+    Value own = kb.load(logits, {cluster});
+    Value above = kb.reduce(kb.strided(kb.index(clusters), kb.f32(0.0f),
+                                       [&](Value i, Value s) {
+                                         Value z = kb.load(logits, {i});
+                                         Value higher = arith::CmpFOp::create(
+                                             kb.b, kb.loc, arith::CmpFPredicate::OGT, z, own);
+                                         return kb.fadd(s, kb.select(higher,
+                                                                     kb.exp(kb.fsub(z, zMax)),
+                                                                     kb.f32(0.0f)));
+                                       }),
+                            ReduceKind::Add);
+    Value cuts = arith::AndIOp::create(
+        kb.b, kb.loc,
+        arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::OLT, topP, kb.f32(1.0f)),
+        arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::OGE, above,
+                              kb.fmul(topP, zSum)));
+    closed = arith::OrIOp::create(kb.b, kb.loc, closed, cuts);
+  }
   kb.ifThenElse(
       closed,
       [&] {

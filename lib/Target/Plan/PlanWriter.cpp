@@ -455,7 +455,8 @@ LogicalResult PlanWriter::readParams(func::FuncOp func, const std::vector<Logica
       field.row = static_cast<uint32_t>(row.getInt());
     bool isFloat = field.rule == plan::ParamRule::HeadGate ||
                    field.rule == plan::ParamRule::Temperature ||
-                   field.rule == plan::ParamRule::TopP;
+                   field.rule == plan::ParamRule::TopP ||
+                   field.rule == plan::ParamRule::HeadTopP;
     if (field.rule == plan::ParamRule::Constant) {
       Attribute value = dict.get("value");
       if (auto f = dyn_cast_or_null<FloatAttr>(value)) {

@@ -175,6 +175,11 @@ typedef struct kiln_session_options_t {
    * device. */
   kiln_progress_fn_t upload_progress;
   void* upload_progress_user_data;
+  /* Plans with a gated head (sampling.head_gate SessionOption, Embryo): the head keeps
+   * the smallest set of clusters, by mass, that reaches head_top_p (every tie at the
+   * edge too), decided on the device each step; in (0, 1], default 1 = every cluster.
+   * It applies together with head_gate (a cluster must pass both). */
+  float head_top_p;
 } kiln_session_options_t;
 
 void kiln_session_options_init(kiln_session_options_t* options);

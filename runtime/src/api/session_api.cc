@@ -21,6 +21,7 @@ void kiln_session_options_init(kiln_session_options_t *options) {
   options->top_p = 1.0f;
   options->seed = 0;
   options->head_gate = -INFINITY;
+  options->head_top_p = 1.0f;
   options->enable_profiling = 0;
   options->skip_weight_check = 0;
   options->wait_mode = KILN_WAIT_AUTO;
@@ -40,6 +41,11 @@ kiln_status_t kiln_session_create(kiln_plan_t *plan, const kiln_session_options_
   sessionOptions.topP = options->top_p;
   sessionOptions.seed = options->seed;
   sessionOptions.headGate = options->head_gate;
+  if (!(options->head_top_p > 0.0f && options->head_top_p <= 1.0f))
+    return toCStatus(invalidArgument("kiln_session_create: head_top_p " +
+                                     std::to_string(options->head_top_p) +
+                                     " is not in (0, 1]"));
+  sessionOptions.headTopP = options->head_top_p;
   sessionOptions.profiling = options->enable_profiling != 0;
   sessionOptions.checkWeightsFinite = options->skip_weight_check == 0;
   if (options->tokens_per_submit > 4096)

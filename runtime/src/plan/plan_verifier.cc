@@ -442,7 +442,8 @@ Status checkParams(const kp::Plan &plan) {
       return bad(path, std::string("rule ") + kp::EnumNameParamRule(field->rule()) + " needs n > 0");
     bool isFloat = field->rule() == kp::ParamRule::HeadGate ||
                    field->rule() == kp::ParamRule::Temperature ||
-                   field->rule() == kp::ParamRule::TopP;
+                   field->rule() == kp::ParamRule::TopP ||
+                   field->rule() == kp::ParamRule::HeadTopP;
     bool typeOk = field->rule() == kp::ParamRule::Constant ||
                   (field->type() == kp::ParamType::F32) == isFloat;
     if (!typeOk)

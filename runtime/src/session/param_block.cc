@@ -64,6 +64,9 @@ void writeParamBlock(const kp::ParamBlock &block, uint8_t *mapped, const CallVal
     case kp::ParamRule::StopToken:
       putU32(at, values.stopToken);
       break;
+    case kp::ParamRule::HeadTopP:
+      putF32(at, values.headTopP);
+      break;
     }
   }
 }

@@ -20,6 +20,7 @@ struct CallValues {
   uint32_t rowCount = 0;
   uint32_t position = 0;           // position of row 0
   float headGate = 0;
+  float headTopP = 1;
   float temperature = 0;
   float topP = 1;
   SplitMix64 *generator = nullptr; // for RandomU32 fields

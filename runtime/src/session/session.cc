@@ -326,6 +326,7 @@ Status Session::runCall(ProgramState &state, const int32_t *tokens, uint32_t row
   values.headGate = plan.sampling() && plan.sampling()->head_gate() == kp::HeadGateRule::SessionOption
                         ? options_.headGate
                         : -INFINITY;
+  values.headTopP = options_.headTopP;
   values.temperature = options_.temperature;
   values.topP = options_.topP;
   values.generator = &generator_;
@@ -504,6 +505,7 @@ Status Session::runPickBatch(int32_t token, uint32_t steps, kiln_step_result_t *
     values.headGate = plan.sampling()->head_gate() == kp::HeadGateRule::SessionOption
                           ? options_.headGate
                           : -INFINITY;
+    values.headTopP = options_.headTopP;
     values.temperature = options_.temperature;
     values.topP = options_.topP;
     values.generator = &generator_;

@@ -32,6 +32,7 @@ struct SessionOptions {
   float topP = 1;
   uint64_t seed = 0;
   float headGate = 0; // -inf by default (set by the API)
+  float headTopP = 1; // a gated head keeps the clusters reaching it; 1 = all
   bool profiling = false;
   bool checkWeightsFinite = true; // scan F16/F32 weights for NaN/Inf at load
   bool spinWait = false;           // poll the fence instead of blocking in the driver

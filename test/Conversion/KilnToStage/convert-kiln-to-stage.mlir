@@ -11,8 +11,8 @@
 // CHECK-SAME: %[[H:[a-z0-9]+]]: memref<12xf32> {kiln.buffer = {{{.*}}kind = "scratch", name = "plane.embed", slot = [[SLOT:[0-9]+]] : i64}}
 // CHECK-SAME: %[[LC:[a-z0-9]+]]: memref<2xf32> {kiln.buffer = {{{.*}}kind = "scratch", name = "plane.log_softmax", slot = [[SLOT]] : i64}}
 // CHECK-SAME: %[[OUT:[a-z0-9]+]]: memref<6xf32> {kiln.buffer = {{{.*}}kind = "readback", name = "readback"
-// The session's sampling options and stop token, for stage.sample (params words 3-6).
-// CHECK-SAME: kiln.params = [{name = "temperature", rule = "Temperature", word = 3 : i64}, {name = "top_p", rule = "TopP", word = 4 : i64}, {name = "random", rule = "RandomU32", word = 5 : i64}, {name = "stop_token", rule = "StopToken", word = 6 : i64}]
+// The session's sampling options and stop token (stage.sample) and head top-p (stage.head_rows): params words 3-7.
+// CHECK-SAME: kiln.params = [{name = "temperature", rule = "Temperature", word = 3 : i64}, {name = "top_p", rule = "TopP", word = 4 : i64}, {name = "random", rule = "RandomU32", word = 5 : i64}, {name = "stop_token", rule = "StopToken", word = 6 : i64}, {name = "head_top_p", rule = "HeadTopP", word = 7 : i64}]
 // CHECK-SAME: kiln.readback = {arg = 8 : i64, byte_offset = 0 : i64, count = 6 : i64, values = "LogProbs"}
 // CHECK-SAME: kiln.sampled = {arg = 9 : i64, byte_offset = 0 : i64, draws, stop_flag}
 // CHECK: stage.dispatch "embed" {

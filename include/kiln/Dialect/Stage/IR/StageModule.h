@@ -38,6 +38,9 @@ inline constexpr int64_t kRandomWord = 5;
 /// The params word holding the session's stop token (plan field StopToken), which
 /// stage.sample compares its pick with when it writes a continue word.
 inline constexpr int64_t kStopTokenWord = 6;
+/// The params word holding the session's head top-p (plan field HeadTopP), which
+/// stage.head_rows reads when its params hold it.
+inline constexpr int64_t kHeadTopPWord = 7;
 
 /// What a logical buffer holds: its `kiln.buffer` `kind` (docs/pipeline.md). The plan's
 /// flatbuffer enum is the file format's copy; the plan writer maps one to the other.

@@ -9,7 +9,8 @@
 // per-token values come from a params buffer memref<P x i32> (P >= 4):
 // word 0 token, word 1 position, word 2 head gate (f32 bits), word 3 spare;
 // stage.sample's draw reads words 3-5 (temperature, top_p, a random u32), so
-// its params hold at least 6 words (7 with its stop token, word 6).
+// its params hold at least 6 words (7 with its stop token, word 6);
+// stage.head_rows reads the head top-p from word 7 when the params hold it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -523,7 +524,10 @@ def Stage_HeadRowsOp : Stage_Op<"head_rows"> {
     One workgroup per cluster c of `cluster_size` tokens, which first forms
     its cluster's log-probability `lc = z[c] − logsumexp(z)` from the cluster
     logits z (stage.cluster_logits). Below the gate (params word 2, f32 bits;
-    −∞ opens all) every token of c gets −1e30 and no row is read. Otherwise
+    −∞ opens all) every token of c gets −1e30 and no row is read; so does c
+    when the params hold word 7, the head top-p p (f32 bits) is below 1, and
+    the mass of the clusters strictly above c reaches p (the smallest set of
+    clusters by mass that reaches p stays open, every tie at its edge too). Otherwise
     `r = R x` over the cluster's rows and `logp = lc + r − logsumexp(r)`.
     Rows packed as in matvec.
     MODELS.md, hierarchical head.
