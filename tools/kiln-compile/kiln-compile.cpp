@@ -20,11 +20,10 @@
 #include "kiln/Pipeline/Pipeline.h"
 #include "kiln/Dialect/Stage/Transforms/TargetSelection.h"
 #include "kiln/Dialect/Stage/Transforms/FusionReport.h"
-#include "kiln/Target/MSL/MSLEmitter.h"
+#include "kiln/Target/Plan/PlanKernels.h"
 #include "kiln/Target/Plan/AtomicFile.h"
 #include "kiln/Target/Plan/PlanJson.h"
 #include "kiln/Target/Plan/PlanWriter.h"
-#include "kiln/Target/SPIRV/SPIRVEmitter.h"
 
 #include <cstdio>
 
@@ -391,15 +390,15 @@ int main(int argc, char **argv) {
     return printModule(*module);
 
   if (emit == "spirv" || emit == "msl") {
-    progress.begin("serializing SPIR-V");
-    auto binaries = ::kiln::emitSPIRV(*module, ::kiln::TargetOptions{});
+    progress.begin(emit == "msl" ? "serializing SPIR-V and MSL" : "serializing SPIR-V");
+    auto kernels = ::kiln::compilePlanKernels(*module, /*withMSL=*/emit == "msl");
     progress.end();
-    if (failed(binaries))
-      return fail("SPIR-V generation failed (see the diagnostics above)");
+    if (failed(kernels))
+      return fail("kernel compilation failed (see the diagnostics above)");
     if (emit == "spirv") {
       if (std::error_code ec = llvm::sys::fs::create_directories(outputPath))
         return fail("cannot create folder '" + outputPath + "': " + ec.message());
-      for (const ::kiln::KernelBinary &binary : *binaries) {
+      for (const ::kiln::KernelBinary &binary : kernels->spirv) {
         llvm::SmallString<256> path(outputPath);
         llvm::sys::path::append(path, binary.name + ".spv");
         std::string error = ::kiln::writeFileAtomically(
@@ -408,19 +407,17 @@ int main(int argc, char **argv) {
           return fail(error);
       }
       if (!quiet)
-        llvm::errs() << "kiln-compile: wrote " << binaries->size() << " kernels to "
+        llvm::errs() << "kiln-compile: wrote " << kernels->spirv.size() << " kernels to "
                      << outputPath << "\n";
       return 0;
     }
     std::string text;
-    for (const ::kiln::KernelBinary &binary : *binaries) {
-      ::kiln::MSLResult msl = ::kiln::emitMSL(binary.words);
-      if (!msl.ok)
-        return fail("kernel '" + binary.name + "': " + msl.error);
-      const auto &size = msl.kernel.threadgroupSize;
-      text += "// kernel " + binary.name + " entry " + msl.kernel.entryPoint + " threadgroup " +
+    for (const ::kiln::KernelBinary &binary : kernels->spirv) {
+      const ::kiln::MSLKernel &msl = kernels->msl.at(binary.name);
+      const auto &size = msl.threadgroupSize;
+      text += "// kernel " + binary.name + " entry " + msl.entryPoint + " threadgroup " +
               std::to_string(size[0]) + "x" + std::to_string(size[1]) + "x" +
-              std::to_string(size[2]) + "\n" + msl.kernel.source + "\n";
+              std::to_string(size[2]) + "\n" + msl.source + "\n";
     }
     return writeText(text);
   }
@@ -429,8 +426,13 @@ int main(int argc, char **argv) {
   writer.embedSPIRV = target != "metal";
   writer.embedMSL = target != "vulkan";
   writer.barrierEveryDispatch = allBarriers;
+  progress.begin("compiling the kernels");
+  auto kernels = ::kiln::compilePlanKernels(*module, writer.embedMSL);
+  progress.end();
+  if (failed(kernels))
+    return fail("kernel compilation failed (see the diagnostics above)");
   progress.begin("writing the plan");
-  auto plan = ::kiln::buildPlan(*module, writer);
+  auto plan = ::kiln::buildPlan(*module, *kernels, writer);
   progress.end();
   if (failed(plan))
     return fail("plan writing failed (see the diagnostics above)");

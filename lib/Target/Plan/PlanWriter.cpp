@@ -10,7 +10,6 @@
 #include "kiln/Target/Plan/PlanWriter.h"
 
 #include "kiln/Dialect/Stage/IR/StageModule.h"
-#include "kiln/Target/MSL/MSLEmitter.h"
 #include "kiln/Target/Plan/BarrierPlanner.h"
 #include "kiln/Target/Plan/KernelAccess.h"
 #include "kiln/schemas/plan_generated.h"
@@ -189,8 +188,8 @@ uint32_t subgroupFeaturesOf(const std::vector<uint32_t> &words) {
 
 class PlanWriter {
 public:
-  PlanWriter(ModuleOp module, const PlanWriterOptions &options)
-      : module_(module), options_(options) {}
+  PlanWriter(ModuleOp module, const PlanKernelBinaries &kernels, const PlanWriterOptions &options)
+      : module_(module), compiled_(kernels), options_(options) {}
 
   FailureOr<std::vector<uint8_t>> run();
 
@@ -212,6 +211,7 @@ private:
   FailureOr<std::vector<uint8_t>> serialize();
 
   ModuleOp module_;
+  const PlanKernelBinaries &compiled_;
   const PlanWriterOptions &options_;
   std::string family_, weightFormat_, configJson_;
   uint32_t vocabSize_ = 0, maxPosition_ = 0;
@@ -229,7 +229,6 @@ private:
   std::vector<PlanKernel> kernels_;
   std::map<std::string, std::vector<ArgumentAccess>> accessCache_;
   std::map<std::string, const KernelBinary *> binaries_;
-  std::vector<KernelBinary> binaryStore_;
   std::vector<PlanProgram> programs_;
   /// Programs whose readback needs a Readback buffer of its own: the index
   /// of the program and the byte size.
@@ -720,11 +719,7 @@ FailureOr<std::vector<uint8_t>> PlanWriter::run() {
   if (funcs.empty() || funcs.front().getSymName() != "decode")
     return module_.emitError("plan writer: the module has no @decode program"), failure();
 
-  FailureOr<std::vector<KernelBinary>> binaries = emitSPIRV(module_, options_.spirv);
-  if (failed(binaries))
-    return failure();
-  binaryStore_ = std::move(*binaries);
-  for (const KernelBinary &binary : binaryStore_)
+  for (const KernelBinary &binary : compiled_.spirv)
     binaries_[binary.name] = &binary;
 
   std::vector<std::vector<LogicalBuffer>> arguments;
@@ -795,12 +790,11 @@ FailureOr<std::vector<uint8_t>> PlanWriter::serialize() {
                          binary.workgroupSize[2]);
     plan::Dim3 threadgroup = workgroup;
     if (options_.embedMSL) {
-      MSLResult result = emitMSL(binary.words);
-      if (!result.ok)
-        return module_.emitError("plan writer: kernel ") << k.symbol << ": " << result.error,
-               failure();
-      msl = result.kernel.source;
-      const auto &size = result.kernel.threadgroupSize;
+      auto it = compiled_.msl.find(k.symbol);
+      if (it == compiled_.msl.end())
+        return module_.emitError("plan writer: no MSL for kernel ") << k.symbol, failure();
+      msl = it->second.source;
+      const auto &size = it->second.threadgroupSize;
       threadgroup = plan::Dim3(size[0], size[1], size[2]);
     }
     auto features = static_cast<plan::SubgroupFeature>(subgroupFeaturesOf(binary.words));
@@ -863,10 +857,11 @@ FailureOr<std::vector<uint8_t>> PlanWriter::serialize() {
 
 } // namespace
 
-FailureOr<std::vector<uint8_t>> buildPlan(ModuleOp module, const PlanWriterOptions &options) {
+FailureOr<std::vector<uint8_t>> buildPlan(ModuleOp module, const PlanKernelBinaries &kernels,
+                                          const PlanWriterOptions &options) {
   if (!options.embedSPIRV && !options.embedMSL)
     return module.emitError("plan writer: neither SPIR-V nor MSL requested"), failure();
-  return PlanWriter(module, options).run();
+  return PlanWriter(module, kernels, options).run();
 }
 
 } // namespace kiln

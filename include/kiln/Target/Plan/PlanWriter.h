@@ -4,15 +4,16 @@
 // func.func programs whose gpu.launch_func operands are func arguments carrying
 // `kiln.buffer` attributes, and the `gpu.module` of kernels. Builds the plan
 // of schemas/plan.fbs: buffers from the memory plan's slots, weight tensors,
-// kernels (SPIR-V and/or MSL), the parameter block, programs with barriers
-// computed from read/write sets, readback and device flags. docs/plan.md
-// says how each field is filled.
+// kernels (the SPIR-V and MSL its caller compiled), the parameter block,
+// programs with barriers computed from read/write sets, readback and device
+// flags. docs/plan.md says how each field is filled. The writer compiles
+// nothing itself: the caller runs Target/SPIRV and Target/MSL.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_TARGET_PLAN_PLANWRITER_H
 #define KILN_TARGET_PLAN_PLANWRITER_H
 
-#include "kiln/Target/SPIRV/SPIRVEmitter.h"
+#include "kiln/Target/Plan/PlanKernels.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
@@ -33,13 +34,13 @@ struct PlanWriterOptions {
   /// A barrier before every dispatch but the first (debugging: rules out a
   /// missed dependency when a plan disagrees with the reference).
   bool barrierEveryDispatch = false;
-  /// Passed to Target/SPIRV.
-  TargetOptions spirv;
 };
 
-/// The serialized plan (a finished flatbuffer with identifier KPLN). Errors
-/// are emitted as diagnostics on the module or on the offending op.
+/// The serialized plan (a finished flatbuffer with identifier KPLN) of
+/// `module` with its compiled `kernels`. Errors are emitted as diagnostics
+/// on the module or on the offending op.
 mlir::FailureOr<std::vector<uint8_t>> buildPlan(mlir::ModuleOp module,
+                                                const PlanKernelBinaries &kernels,
                                                 const PlanWriterOptions &options);
 
 } // namespace kiln

@@ -1,0 +1,39 @@
+//===- PlanKernels.h - The kernels a plan embeds, compiled -------*- C++ -*-===//
+//
+// The plan writer compiles nothing: its caller hands it every kernel of the
+// module as SPIR-V (Target/SPIRV) and, for a plan that embeds MSL, as MSL
+// (Target/MSL, from that SPIR-V). compilePlanKernels is the usual caller's
+// way to get them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_TARGET_PLAN_PLANKERNELS_H
+#define KILN_TARGET_PLAN_PLANKERNELS_H
+
+#include "kiln/Target/MSL/MSLEmitter.h"
+#include "kiln/Target/SPIRV/SPIRVEmitter.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+/// The module's kernels as its caller compiled them: the SPIR-V of every
+/// gpu.func (always: the plan takes workgroup sizes and subgroup features
+/// from it) and, for a plan that embeds MSL, each kernel's MSL by name.
+struct PlanKernelBinaries {
+  std::vector<KernelBinary> spirv;
+  std::map<std::string, MSLKernel> msl;
+};
+
+/// Compiles every kernel of `module`: SPIR-V with `spirv`, and MSL from it
+/// when `withMSL`. Errors are emitted as diagnostics on the module.
+mlir::FailureOr<PlanKernelBinaries> compilePlanKernels(mlir::ModuleOp module, bool withMSL,
+                                                       const TargetOptions &spirv = {});
+
+} // namespace kiln
+
+#endif // KILN_TARGET_PLAN_PLANKERNELS_H
