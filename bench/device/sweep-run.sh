@@ -22,8 +22,20 @@ for c in embryo-1b-32k dory-1b-32k; do
         "$bin/kiln-run" "$dir/plans/$c.$f.B.kplan" --weights /tmp/w.st --prompt 1,2,3,4 \
           --start-position "$p" --max-new 16 --profile --no-weight-check 2>&1; } >> "$out/profiles.txt"
     done
+    # Drawing on the device (temperature 0.8, top-p 0.9) against greedy: the sample
+    # kernel's time (a profile runs it, the host then samples) and the wall time per token
+    # at 16 tokens a submission.
+    { echo "==== $c $f B draws"
+      "$bin/kiln-run" "$dir/plans/$c.$f.B.kplan" --weights /tmp/w.st --prompt 1,2,3,4 \
+        --max-new 16 --temperature 0.8 --top-p 0.9 --profile --no-weight-check 2>&1 | grep -E "sample|total"
+      for t in 0 0.8; do
+        echo "temperature $t:"
+        "$bin/kiln-run" "$dir/plans/$c.$f.B.kplan" --weights /tmp/w.st --prompt 1,2,3,4 \
+          --start-position 256 --max-new 256 --temperature "$t" --top-p 0.9 --stats \
+          --no-weight-check 2>&1 | grep -E "ms/token|submits"
+      done; } >> "$out/profiles.txt"
   done
 done
 rm -f /tmp/w.st
-grep -E "^====|^  total" "$out/profiles.txt"
+grep -E "^====|^  total|sample|ms/token|^temperature" "$out/profiles.txt"
 } 2>&1 | tee "$out/summary.txt"
