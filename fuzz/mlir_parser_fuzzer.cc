@@ -26,7 +26,7 @@ namespace {
 
 std::unique_ptr<mlir::MLIRContext> makeContext() {
   mlir::DialectRegistry registry;
-  registry.insert<mlir::kiln::KilnDialect, kiln::stage::StageDialect, mlir::func::FuncDialect,
+  registry.insert<kiln::graph::KilnDialect, kiln::stage::StageDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::tensor::TensorDialect,
                   mlir::memref::MemRefDialect>();
   auto context = std::make_unique<mlir::MLIRContext>(registry,

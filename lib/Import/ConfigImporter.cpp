@@ -27,7 +27,7 @@ OwningOpRef<ModuleOp> importModelConfig(MLIRContext &context,
   // so the builders below may rely on them (heads dividing, sizes >= 1).
   if (io::Status valid = io::validateModelConfig(config); !valid)
     return fail(valid.error().message());
-  context.getOrLoadDialect<mlir::kiln::KilnDialect>();
+  context.getOrLoadDialect<kiln::graph::KilnDialect>();
   context.getOrLoadDialect<arith::ArithDialect>();
 
   OpBuilder top(&context);
@@ -47,11 +47,11 @@ OwningOpRef<ModuleOp> importModelConfig(MLIRContext &context,
 
   std::string name = import::modelSymbolName(config);
   if (config.isEmbryo()) {
-    import::ModelBuilder builder(*module, name, mlir::kiln::Family::embryo,
+    import::ModelBuilder builder(*module, name, kiln::graph::Family::embryo,
                                  config, format, /*withTopP=*/true);
     import::buildEmbryoStep(builder, config);
   } else {
-    import::ModelBuilder builder(*module, name, mlir::kiln::Family::dory,
+    import::ModelBuilder builder(*module, name, kiln::graph::Family::dory,
                                  config, format, /*withTopP=*/false);
     import::buildDoryStep(builder, config);
   }

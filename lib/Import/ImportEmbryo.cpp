@@ -9,7 +9,7 @@
 #include "ModelBuilder.h"
 
 using namespace mlir;
-using namespace mlir::kiln;
+using namespace kiln::graph;
 
 namespace kiln::import {
 namespace {

@@ -5,7 +5,7 @@
 #include <cctype>
 
 using namespace mlir;
-using namespace mlir::kiln;
+using namespace kiln::graph;
 
 namespace kiln::import {
 

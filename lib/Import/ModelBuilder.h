@@ -24,7 +24,7 @@ public:
   /// Creates `kiln.model` at the end of `module` with an empty step whose
   /// entry block takes (token, position) and, when `withTopP`, top_p.
   ModelBuilder(mlir::ModuleOp module, llvm::StringRef name,
-               mlir::kiln::Family family, const io::ModelConfig &config,
+               kiln::graph::Family family, const io::ModelConfig &config,
                io::WeightFormat format, bool withTopP);
 
   mlir::OpBuilder &builder() { return step_; }
@@ -37,8 +37,8 @@ public:
   // Types.
   mlir::RankedTensorType vec(int64_t size);
   mlir::RankedTensorType table(llvm::ArrayRef<int64_t> shape);
-  mlir::kiln::WeightType matrix(int64_t rows, int64_t cols);
-  mlir::kiln::WeightType halfMatrix(int64_t rows, int64_t cols);
+  kiln::graph::WeightType matrix(int64_t rows, int64_t cols);
+  kiln::graph::WeightType halfMatrix(int64_t rows, int64_t cols);
 
   /// `kiln.weight @name`, declaring it on first use.
   mlir::Value weight(llvm::StringRef name, mlir::Type type);
@@ -54,18 +54,18 @@ public:
   mlir::Value add(mlir::Value lhs, mlir::Value rhs);
 
   /// Emits `kiln.return` and hands the model back.
-  mlir::kiln::ModelOp finish(mlir::Value logprobs);
+  kiln::graph::ModelOp finish(mlir::Value logprobs);
 
 private:
   void declare(llvm::StringRef name, mlir::Type type, bool isState);
 
   mlir::Location loc_;
-  mlir::kiln::ModelOp model_;
-  mlir::kiln::StepOp stepOp_;
+  kiln::graph::ModelOp model_;
+  kiln::graph::StepOp stepOp_;
   mlir::Block *entry_ = nullptr;
   mlir::OpBuilder decls_; // before the step
   mlir::OpBuilder step_;  // inside the step
-  mlir::kiln::WeightFormat format_;
+  kiln::graph::WeightFormat format_;
   mlir::FloatAttr eps_;
   llvm::StringSet<> declared_;
 };

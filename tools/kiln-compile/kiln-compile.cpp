@@ -271,7 +271,7 @@ int main(int argc, char **argv) {
   pipeline.matvecLoadsInFlight = matvecLoadsInFlight;
 
   DialectRegistry registry;
-  registry.insert<mlir::kiln::KilnDialect, ::kiln::stage::StageDialect, func::FuncDialect,
+  registry.insert<kiln::graph::KilnDialect, ::kiln::stage::StageDialect, func::FuncDialect,
                   arith::ArithDialect, gpu::GPUDialect, math::MathDialect,
                   memref::MemRefDialect, scf::SCFDialect, spirv::SPIRVDialect,
                   tensor::TensorDialect, vector::VectorDialect>();

@@ -26,7 +26,7 @@
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<mlir::kiln::KilnDialect, mlir::func::FuncDialect,
+  registry.insert<kiln::graph::KilnDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::tensor::TensorDialect,
                   mlir::memref::MemRefDialect, mlir::scf::SCFDialect,
                   mlir::gpu::GPUDialect, mlir::spirv::SPIRVDialect,
@@ -36,7 +36,7 @@ int main(int argc, char **argv) {
   kiln::registerKilnPipeline();
   kiln::stage::registerKilnStagePasses();
   mlir::registerTransformsPasses(); // canonicalize, cse, ...
-  mlir::kiln::registerKilnPasses();
+  kiln::graph::registerKilnPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Kiln optimizer driver\n", registry));
 }

@@ -21,12 +21,12 @@ namespace kiln {
 /// already has (kiln-compile sets them); a hand-written module
 /// gets them from its model: the weight format of its matrices, the
 /// config's default max_position and no config text.
-static void fillModuleAttributes(ModuleOp module, mlir::kiln::ModelOp model) {
+static void fillModuleAttributes(ModuleOp module, kiln::graph::ModelOp model) {
   Builder b(module.getContext());
   Operation *op = module.getOperation();
   if (!op->hasAttr("kiln.family"))
     op->setAttr("kiln.family",
-                b.getStringAttr(mlir::kiln::stringifyFamily(model.getFamily())));
+                b.getStringAttr(kiln::graph::stringifyFamily(model.getFamily())));
   if (!op->hasAttr("kiln.vocab_size"))
     op->setAttr("kiln.vocab_size",
                 b.getI64IntegerAttr(static_cast<int64_t>(model.getVocab())));
@@ -34,9 +34,9 @@ static void fillModuleAttributes(ModuleOp module, mlir::kiln::ModelOp model) {
     op->setAttr("kiln.max_position", b.getI64IntegerAttr(4096));
   if (!op->hasAttr("kiln.weight_format")) {
     std::string format = "f16";
-    model.walk([&](mlir::kiln::WeightDeclOp decl) {
-      if (auto type = dyn_cast<mlir::kiln::WeightType>(decl.getType()))
-        if (type.getFormat() == mlir::kiln::WeightFormat::q8_2f)
+    model.walk([&](kiln::graph::WeightDeclOp decl) {
+      if (auto type = dyn_cast<kiln::graph::WeightType>(decl.getType()))
+        if (type.getFormat() == kiln::graph::WeightFormat::q8_2f)
           format = "q8_2f";
     });
     op->setAttr("kiln.weight_format", b.getStringAttr(format));
@@ -46,8 +46,8 @@ static void fillModuleAttributes(ModuleOp module, mlir::kiln::ModelOp model) {
 }
 
 LogicalResult convertKilnToStage(ModuleOp module) {
-  SmallVector<mlir::kiln::ModelOp> models(
-      module.getOps<mlir::kiln::ModelOp>());
+  SmallVector<kiln::graph::ModelOp> models(
+      module.getOps<kiln::graph::ModelOp>());
   if (models.size() != 1)
     return module.emitError("convert-kiln-to-stage needs exactly one "
                             "kiln.model in the module, found ")
@@ -55,7 +55,7 @@ LogicalResult convertKilnToStage(ModuleOp module) {
   if (module.lookupSymbol("decode"))
     return module.emitError("convert-kiln-to-stage: the module already has "
                             "a symbol @decode");
-  mlir::kiln::ModelOp model = models.front();
+  kiln::graph::ModelOp model = models.front();
   lowering::Lowering lowering(module, model);
   if (failed(lowering.run()))
     return failure();

@@ -26,7 +26,7 @@
 
 namespace kiln::lowering {
 
-namespace kg = mlir::kiln;
+namespace kg = ::kiln::graph;
 
 using stage::BufferKind;
 using stage::bufferKindName;

@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 
 using namespace mlir;
-using namespace mlir::kiln;
+using namespace kiln::graph;
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include "kiln/Dialect/Kiln/IR/KilnTypes.h"
 
 using namespace mlir;
-using namespace mlir::kiln;
+using namespace kiln::graph;
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.cpp.inc"
 

@@ -8,7 +8,7 @@
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 using namespace mlir;
-using namespace mlir::kiln;
+using namespace kiln::graph;
 
 //===----------------------------------------------------------------------===//
 // ModelOp

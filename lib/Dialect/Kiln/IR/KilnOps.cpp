@@ -12,7 +12,7 @@
 #include "mlir/IR/OpImplementation.h"
 
 using namespace mlir;
-using namespace mlir::kiln;
+using namespace kiln::graph;
 
 #define GET_OP_CLASSES
 #include "kiln/Dialect/Kiln/IR/KilnOps.cpp.inc"

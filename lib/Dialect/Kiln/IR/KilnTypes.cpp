@@ -7,7 +7,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
-using namespace mlir::kiln;
+using namespace kiln::graph;
 
 #include "kiln/Dialect/Kiln/IR/KilnEnums.cpp.inc"
 
@@ -93,36 +93,36 @@ LogicalResult LoopStateType::verify(function_ref<InFlightDiagnostic()> emitError
   return checkPositive(emitError, "loop_state hidden", hidden);
 }
 
-bool mlir::kiln::isActivationType(Type type) {
+bool kiln::graph::isActivationType(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor && tensor.getRank() == 1 && tensor.hasStaticShape() &&
          tensor.getElementType().isF32();
 }
 
-bool mlir::kiln::isTableType(Type type) {
+bool kiln::graph::isTableType(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor && tensor.getRank() >= 1 && tensor.hasStaticShape() &&
          tensor.getElementType().isF32();
 }
 
-bool mlir::kiln::isMatrixType(Type type) {
+bool kiln::graph::isMatrixType(Type type) {
   if (isa<WeightType>(type))
     return true;
   return isTableType(type) && cast<RankedTensorType>(type).getRank() == 2;
 }
 
-bool mlir::kiln::isStateType(Type type) {
+bool kiln::graph::isStateType(Type type) {
   return isa<KvRingType, GdnStateType, ConvRingType, FarFieldType,
              LoopStateType>(type);
 }
 
-std::pair<int64_t, int64_t> mlir::kiln::getMatrixShape(Type matrixType) {
+std::pair<int64_t, int64_t> kiln::graph::getMatrixShape(Type matrixType) {
   if (auto weight = dyn_cast<WeightType>(matrixType))
     return {weight.getRows(), weight.getCols()};
   auto tensor = cast<RankedTensorType>(matrixType);
   return {tensor.getDimSize(0), tensor.getDimSize(1)};
 }
 
-int64_t mlir::kiln::getElementCount(Type tensorType) {
+int64_t kiln::graph::getElementCount(Type tensorType) {
   return cast<RankedTensorType>(tensorType).getNumElements();
 }

@@ -10,13 +10,13 @@
 
 #include "mlir/IR/IRMapping.h"
 
-namespace mlir::kiln {
+namespace kiln::graph {
 #define GEN_PASS_DEF_KILNEXPANDLOOP
 #include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
-} // namespace mlir::kiln
+} // namespace kiln::graph
 
 using namespace mlir;
-using namespace mlir::kiln;
+using namespace kiln::graph;
 
 namespace {
 
@@ -86,7 +86,7 @@ private:
 };
 
 struct KilnExpandLoopPass
-    : public mlir::kiln::impl::KilnExpandLoopBase<KilnExpandLoopPass> {
+    : public kiln::graph::impl::KilnExpandLoopBase<KilnExpandLoopPass> {
   using KilnExpandLoopBase::KilnExpandLoopBase;
 
   void runOnOperation() override {

@@ -12,13 +12,13 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Regex.h"
 
-namespace mlir::kiln {
+namespace kiln::graph {
 #define GEN_PASS_DEF_KILNVERIFYMODEL
 #include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
-} // namespace mlir::kiln
+} // namespace kiln::graph
 
 using namespace mlir;
-using namespace mlir::kiln;
+using namespace kiln::graph;
 
 namespace {
 
@@ -117,7 +117,7 @@ std::string shapeText(ArrayRef<int64_t> shape) {
 }
 
 struct KilnVerifyModelPass
-    : public mlir::kiln::impl::KilnVerifyModelBase<KilnVerifyModelPass> {
+    : public kiln::graph::impl::KilnVerifyModelBase<KilnVerifyModelPass> {
   using KilnVerifyModelBase::KilnVerifyModelBase;
 
   void runOnOperation() override {

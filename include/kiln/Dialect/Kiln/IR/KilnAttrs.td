@@ -15,7 +15,7 @@ def Kiln_WeightFormat : I32EnumAttr<"WeightFormat", "matrix storage format", [
     I32EnumAttrCase<"f16", 0>,
     I32EnumAttrCase<"q8_2f", 1>
   ]> {
-  let cppNamespace = "::mlir::kiln";
+  let cppNamespace = "::kiln::graph";
 }
 
 // Model family (docs/config.md `family`).
@@ -23,7 +23,7 @@ def Kiln_Family : I32EnumAttr<"Family", "model family", [
     I32EnumAttrCase<"embryo", 0>,
     I32EnumAttrCase<"dory", 1>
   ]> {
-  let cppNamespace = "::mlir::kiln";
+  let cppNamespace = "::kiln::graph";
 }
 
 // The five edges of Dory's looped block (MODELS.md "Loop edges", seed `dory_mix`).
@@ -34,7 +34,7 @@ def Kiln_MixMode : I32EnumAttr<"MixMode", "edge of the looped block", [
     I32EnumAttrCase<"exit_readout", 3>,
     I32EnumAttrCase<"resume", 4>
   ]> {
-  let cppNamespace = "::mlir::kiln";
+  let cppNamespace = "::kiln::graph";
 }
 
 #endif // KILN_DIALECT_KILN_IR_KILNATTRS_TD

@@ -24,7 +24,7 @@ def Kiln_Dialect : Dialect {
     `!kiln.weight<[rows, cols], f16|q8_2f>` values and state is reached through
     handles whose ops declare read/write effects on the `kiln.state` resource.
   }];
-  let cppNamespace = "::mlir::kiln";
+  let cppNamespace = "::kiln::graph";
   let useDefaultTypePrinterParser = 1;
   let extraClassDeclaration = [{
     void registerTypes();

@@ -15,7 +15,7 @@
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/IR/KilnTypes.h"
 
-namespace mlir::kiln {
+namespace kiln::graph {
 
 /// Persistent model state (rings, recurrent states, far field, loop rows). Ops
 /// that read or write it declare effects on this resource, tied to the handle.
@@ -24,7 +24,7 @@ struct StateResource : public SideEffects::Resource::Base<StateResource> {
   StringRef getName() final { return "kiln.state"; }
 };
 
-} // namespace mlir::kiln
+} // namespace kiln::graph
 
 #define GET_OP_CLASSES
 #include "kiln/Dialect/Kiln/IR/KilnOps.h.inc"

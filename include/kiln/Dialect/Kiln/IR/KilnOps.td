@@ -21,7 +21,7 @@ include "mlir/Interfaces/ControlFlowInterfaces.td"
 
 // Reads and writes of persistent state are effects on this resource, tied to the
 // state handle operand, so ops on the same state keep their program order.
-def Kiln_StateResource : Resource<"::mlir::kiln::StateResource">;
+def Kiln_StateResource : Resource<"::kiln::graph::StateResource">;
 class Kiln_StateArg<TypeConstraint type, string desc>
     : Arg<type, desc, [MemRead<Kiln_StateResource>, MemWrite<Kiln_StateResource>]>;
 class Kiln_StateReadArg<TypeConstraint type, string desc>

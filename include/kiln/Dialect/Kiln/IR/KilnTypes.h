@@ -2,6 +2,7 @@
 #ifndef KILN_DIALECT_KILN_IR_KILNTYPES_H
 #define KILN_DIALECT_KILN_IR_KILNTYPES_H
 
+#include "kiln/Support/MLIR.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectImplementation.h"
 
@@ -10,7 +11,7 @@
 #define GET_TYPEDEF_CLASSES
 #include "kiln/Dialect/Kiln/IR/KilnTypes.h.inc"
 
-namespace mlir::kiln {
+namespace kiln::graph {
 
 /// A static 1-D tensor of f32: the type of every activation.
 bool isActivationType(Type type);
@@ -26,6 +27,6 @@ std::pair<int64_t, int64_t> getMatrixShape(Type matrixType);
 /// Element count of a static tensor type.
 int64_t getElementCount(Type tensorType);
 
-} // namespace mlir::kiln
+} // namespace kiln::graph
 
 #endif // KILN_DIALECT_KILN_IR_KILNTYPES_H

@@ -99,13 +99,13 @@ def Kiln_LoopStateType : Kiln_Type<"LoopState", "loop_state"> {
 }
 
 // Operand/result constraints.
-def Kiln_Activation : Type<CPred<"::mlir::kiln::isActivationType($_self)">,
+def Kiln_Activation : Type<CPred<"::kiln::graph::isActivationType($_self)">,
     "static 1-D tensor of f32", "::mlir::RankedTensorType">;
-def Kiln_Table : Type<CPred<"::mlir::kiln::isTableType($_self)">,
+def Kiln_Table : Type<CPred<"::kiln::graph::isTableType($_self)">,
     "static tensor of f32", "::mlir::RankedTensorType">;
-def Kiln_Matrix : Type<CPred<"::mlir::kiln::isMatrixType($_self)">,
+def Kiln_Matrix : Type<CPred<"::kiln::graph::isMatrixType($_self)">,
     "!kiln.weight or static 2-D tensor of f32">;
-def Kiln_StateType : Type<CPred<"::mlir::kiln::isStateType($_self)">,
+def Kiln_StateType : Type<CPred<"::kiln::graph::isStateType($_self)">,
     "kiln state type">;
 
 #endif // KILN_DIALECT_KILN_IR_KILNTYPES_TD

@@ -7,7 +7,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/Pass.h"
 
-namespace mlir::kiln {
+namespace kiln::graph {
 
 #define GEN_PASS_DECL
 #include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
@@ -15,6 +15,6 @@ namespace mlir::kiln {
 #define GEN_PASS_REGISTRATION
 #include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
 
-} // namespace mlir::kiln
+} // namespace kiln::graph
 
 #endif // KILN_DIALECT_KILN_TRANSFORMS_PASSES_H

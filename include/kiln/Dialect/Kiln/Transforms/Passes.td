@@ -5,7 +5,7 @@
 
 include "mlir/Pass/PassBase.td"
 
-def KilnVerifyModel : Pass<"kiln-verify-model", "::mlir::kiln::ModelOp"> {
+def KilnVerifyModel : Pass<"kiln-verify-model", "::kiln::graph::ModelOp"> {
   let summary = "Cross-op checks of a model against its config and docs/weights.md";
   let description = [{
     Checks what no single op can: every `kiln.weight_decl` is a name of
@@ -34,7 +34,7 @@ def KilnVerifyModel : Pass<"kiln-verify-model", "::mlir::kiln::ModelOp"> {
   ];
 }
 
-def KilnExpandLoop : Pass<"kiln-expand-loop", "::mlir::kiln::ModelOp"> {
+def KilnExpandLoop : Pass<"kiln-expand-loop", "::kiln::graph::ModelOp"> {
   let summary = "Unroll kiln.loop into its passes with explicit kiln.mix edges";
   let description = [{
     Replaces each `kiln.loop` by `passes` copies of its body joined by the edges of
