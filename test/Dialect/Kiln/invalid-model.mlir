@@ -172,3 +172,27 @@ kiln.model @m embryo attributes {eps = 1.0e-06 : f32, hidden = 8 : i64, intermed
     kiln.return %l : tensor<4xf32>
   }
 }
+
+// -----
+
+// A step body with no op at all (mlir_parser_fuzzer found the verifier reading past
+// the empty block; the sanitized build, scripts/sanitize-compiler.sh, catches it again).
+kiln.model @m embryo attributes {eps = 1.0e-06 : f32, hidden = 8 : i64, intermediate = 4 : i64, vocab = 4 : i64} {
+  kiln.weight_decl @lp : tensor<4xf32>
+  // expected-error @+1 {{body must end in kiln.return}}
+  kiln.step {
+  ^bb0(%t: index, %p: index):
+  }
+}
+
+// -----
+
+// The step checks the return's type before the return is verified itself.
+kiln.model @m embryo attributes {eps = 1.0e-06 : f32, hidden = 8 : i64, intermediate = 4 : i64, vocab = 4 : i64} {
+  kiln.weight_decl @lp : tensor<4xf32>
+  kiln.step {
+  ^bb0(%t: index, %p: index):
+    // expected-error @+1 {{returns 'index', expected a 1-D static f32 tensor of log-probs}}
+    kiln.return %t : index
+  }
+}

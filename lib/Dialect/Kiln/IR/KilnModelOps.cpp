@@ -10,6 +10,11 @@
 using namespace mlir;
 using namespace kiln::graph;
 
+/// The block's last op, or null when it is empty: parsed IR may lack a
+/// terminator, and Block::getTerminator() assumes one (mlir_parser_fuzzer
+/// found the heap overflow).
+static Operation *lastOp(Block &block) { return block.empty() ? nullptr : &block.back(); }
+
 //===----------------------------------------------------------------------===//
 // ModelOp
 //===----------------------------------------------------------------------===//
@@ -101,6 +106,8 @@ LogicalResult StateOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 void StepOp::getAsmBlockArgumentNames(Region &region,
                                       OpAsmSetValueNameFn setNameFn) {
   static const char *const names[] = {"token", "position", "top_p"};
+  if (region.empty())
+    return;
   Block &entry = region.front();
   for (auto [index, arg] : llvm::enumerate(entry.getArguments()))
     if (index < 3)
@@ -116,9 +123,13 @@ LogicalResult StepOp::verify() {
       (numArgs == 3 && !entry.getArgument(2).getType().isF32()))
     return emitOpError() << "body must take (token: index, position: index) "
                             "or (token: index, position: index, top_p: f32)";
-  auto ret = dyn_cast<ReturnOp>(entry.getTerminator());
+  auto ret = dyn_cast_or_null<ReturnOp>(lastOp(entry));
   if (!ret)
     return emitOpError() << "body must end in kiln.return";
+  // The return is verified after this op: its operand's type is not known good yet.
+  if (!isActivationType(ret.getLogprobs().getType()))
+    return ret.emitOpError() << "returns " << ret.getLogprobs().getType()
+                             << ", expected a 1-D static f32 tensor of log-probs";
   auto model = (*this)->getParentOfType<ModelOp>();
   int64_t size = getElementCount(ret.getLogprobs().getType());
   if (size != model.getVocab())
@@ -134,7 +145,7 @@ LogicalResult StepOp::verify() {
 
 // The single value a loop region yields, or null after reporting why not.
 static Value getYieldedValue(LoopOp loop, Region &region, StringRef name) {
-  auto yield = dyn_cast<YieldOp>(region.front().getTerminator());
+  auto yield = dyn_cast_or_null<YieldOp>(lastOp(region.front()));
   if (!yield || yield.getValues().size() != 1) {
     loop.emitOpError() << name << " region must yield exactly one value";
     return nullptr;
