@@ -8,7 +8,7 @@
 // ring capacity 8, m = 3 landmarks.
 //
 //===----------------------------------------------------------------------===//
-#include "VulkanHarness.h"
+#include "HarnessSuite.h"
 
 #include "kiln/Conversion/StageToGPU/StageToGPU.h"
 #include "kiln/Dialect/Stage/IR/StageOps.h"
@@ -80,19 +80,12 @@ struct Kernel {
   uint32_t groups = 0;
 };
 
-class DoryFarFieldExecution : public ::testing::Test {
+class DoryFarFieldExecution : public kiln::test::HarnessSuite<DoryFarFieldExecution> {
 public:
-  static void SetUpTestSuite() {
-    std::string error;
-    harness = kiln::test::VulkanHarness::create(error).release();
-    if (!harness)
-      setupError = error;
-  }
-  static void TearDownTestSuite() { delete harness; }
-
   void SetUp() override {
-    if (!harness)
-      GTEST_SKIP() << "no Vulkan device: " << setupError;
+    HarnessSuite::SetUp();
+    if (IsSkipped())
+      return;
     registry.insert<kiln::stage::StageDialect, func::FuncDialect>();
   }
 
@@ -155,11 +148,7 @@ public:
 
   DialectRegistry registry;
   Rng rng;
-  static kiln::test::VulkanHarness *harness;
-  static std::string setupError;
 };
-kiln::test::VulkanHarness *DoryFarFieldExecution::harness = nullptr;
-std::string DoryFarFieldExecution::setupError;
 
 //===----------------------------------------------------------------------===//
 // window_attention

@@ -6,7 +6,7 @@
 // (not multiples of 32, odd head counts).
 //
 //===----------------------------------------------------------------------===//
-#include "VulkanHarness.h"
+#include "HarnessSuite.h"
 
 #include "kiln/Conversion/StageToGPU/StageToGPU.h"
 #include "kiln/Dialect/Stage/IR/StageOps.h"
@@ -108,19 +108,12 @@ std::vector<uint32_t> packQ8(const std::vector<int8_t> &q, int64_t rows, int64_t
   return words;
 }
 
-class KernelExecution : public ::testing::Test {
+class KernelExecution : public kiln::test::HarnessSuite<KernelExecution> {
 protected:
-  static void SetUpTestSuite() {
-    std::string error;
-    harness = kiln::test::VulkanHarness::create(error).release();
-    if (!harness)
-      setupError = error;
-  }
-  static void TearDownTestSuite() { delete harness; }
-
   void SetUp() override {
-    if (!harness)
-      GTEST_SKIP() << "no Vulkan device: " << setupError;
+    HarnessSuite::SetUp();
+    if (IsSkipped())
+      return;
     registry.insert<kiln::stage::StageDialect, func::FuncDialect,
                     spirv::SPIRVDialect>();
   }
@@ -174,11 +167,7 @@ protected:
 
   DialectRegistry registry;
   Rng rng;
-  static kiln::test::VulkanHarness *harness;
-  static std::string setupError;
 };
-kiln::test::VulkanHarness *KernelExecution::harness = nullptr;
-std::string KernelExecution::setupError;
 
 TEST_F(KernelExecution, MatVecF16Rows72Cols200) {
   const int64_t R = 72, C = 200;

@@ -9,7 +9,7 @@
 // NaN rules stay those of the greedy pick.
 //
 //===----------------------------------------------------------------------===//
-#include "VulkanHarness.h"
+#include "HarnessSuite.h"
 
 #include "kiln/Conversion/StageToGPU/StageToGPU.h"
 #include "kiln/Dialect/Stage/IR/StageOps.h"
@@ -86,19 +86,12 @@ double chiSquareCritical(double df) {
   return df * std::pow(1.0 - a + z * std::sqrt(a), 3.0);
 }
 
-class SampleExecution : public ::testing::Test {
+class SampleExecution : public kiln::test::HarnessSuite<SampleExecution> {
 protected:
-  static void SetUpTestSuite() {
-    std::string error;
-    harness = kiln::test::VulkanHarness::create(error).release();
-    if (!harness)
-      setupError = error;
-  }
-  static void TearDownTestSuite() { delete harness; }
-
   void SetUp() override {
-    if (!harness)
-      GTEST_SKIP() << "no Vulkan device: " << setupError;
+    HarnessSuite::SetUp();
+    if (IsSkipped())
+      return;
     registry.insert<kiln::stage::StageDialect, func::FuncDialect, spirv::SPIRVDialect>();
   }
 
@@ -210,11 +203,7 @@ protected:
   }
 
   DialectRegistry registry;
-  static kiln::test::VulkanHarness *harness;
-  static std::string setupError;
 };
-kiln::test::VulkanHarness *SampleExecution::harness = nullptr;
-std::string SampleExecution::setupError;
 
 std::vector<float> spread(size_t count, uint64_t seed, float low, float high) {
   std::vector<float> values(count);

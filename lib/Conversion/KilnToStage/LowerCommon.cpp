@@ -343,24 +343,22 @@ void Lowering::finish() {
                      b.getNamedAttr("count", b.getI64IntegerAttr(vocab_)),
                      b.getNamedAttr("values", b.getStringAttr(readbackValues_)),
                  }));
-  // The session's sampling options and stop token, for stage.sample.
-  SmallVector<Attribute> params;
+  // The session's sampling options and stop token (stage.sample) and head
+  // top-p (stage.head_rows): (name, word, rule) of each field the kernels read.
+  SmallVector<std::tuple<const char *, int64_t, const char *>> fields;
   if (sampled_)
-    for (auto [name, word, rule] :
-         {std::tuple{"temperature", stage::kTemperatureWord, "Temperature"},
-          std::tuple{"top_p", stage::kTopPWord, "TopP"},
-          std::tuple{"random", stage::kRandomWord, "RandomU32"},
-          std::tuple{"stop_token", stage::kStopTokenWord, "StopToken"}})
-      params.push_back(b.getDictionaryAttr({
-          b.getNamedAttr("name", b.getStringAttr(name)),
-          b.getNamedAttr("word", b.getI64IntegerAttr(word)),
-          b.getNamedAttr("rule", b.getStringAttr(rule)),
-      }));
+    fields.append({{"temperature", stage::kTemperatureWord, "Temperature"},
+                   {"top_p", stage::kTopPWord, "TopP"},
+                   {"random", stage::kRandomWord, "RandomU32"},
+                   {"stop_token", stage::kStopTokenWord, "StopToken"}});
   if (headTopP_)
+    fields.push_back({"head_top_p", stage::kHeadTopPWord, "HeadTopP"});
+  SmallVector<Attribute> params;
+  for (auto [name, word, rule] : fields)
     params.push_back(b.getDictionaryAttr({
-        b.getNamedAttr("name", b.getStringAttr("head_top_p")),
-        b.getNamedAttr("word", b.getI64IntegerAttr(stage::kHeadTopPWord)),
-        b.getNamedAttr("rule", b.getStringAttr("HeadTopP")),
+        b.getNamedAttr("name", b.getStringAttr(name)),
+        b.getNamedAttr("word", b.getI64IntegerAttr(word)),
+        b.getNamedAttr("rule", b.getStringAttr(rule)),
     }));
   func_->setAttr(stage::kParamsAttrName, b.getArrayAttr(params));
   SmallVector<Attribute> flags;

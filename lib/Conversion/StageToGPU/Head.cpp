@@ -126,36 +126,40 @@ void buildKernel(stage::HeadRowsOp op, KernelBuilder &kb) {
                                       return kb.fmax(m, kb.load(logits, {i}));
                                     }),
                          ReduceKind::Max);
-  Value zSum = kb.reduce(kb.strided(kb.index(clusters), kb.f32(0.0f),
-                                    [&](Value i, Value s) {
-                                      return kb.fadd(s, kb.exp(kb.fsub(kb.load(logits, {i}),
-                                                                       zMax)));
-                                    }),
-                         ReduceKind::Add);
-  Value clusterLogp = kb.fsub(kb.load(logits, {cluster}), kb.fadd(zMax, kb.log(zSum)));
+  // Σ exp(z − max) over the clusters and, with a head top-p (params word 7),
+  // the part of it from clusters with larger logits than this one: one pass,
+  // one reduction round.
+  const bool withTopP = memrefSize(op.getParams(), 0) > stage::kHeadTopPWord;
+  Value own = kb.load(logits, {cluster});
+  SmallVector<Value> init = {kb.f32(0.0f)};
+  if (withTopP)
+    init.push_back(kb.f32(0.0f));
+  SmallVector<Value> sums = kb.reduceMany(kb.forLoop(
+      kb.threadId(), kb.index(clusters), kb.index(kb.getWorkgroupSize()), init,
+      [&](Value i, ValueRange acc) -> SmallVector<Value> {
+        Value z = kb.load(logits, {i});
+        Value e = kb.exp(kb.fsub(z, zMax));
+        SmallVector<Value> next = {kb.fadd(acc[0], e)};
+        if (withTopP) {
+          Value higher = arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::OGT, z, own);
+          next.push_back(kb.fadd(acc[1], kb.select(higher, e, kb.f32(0.0f))));
+        }
+        return next;
+      }));
+  Value zSum = sums[0];
+  Value clusterLogp = kb.fsub(own, kb.fadd(zMax, kb.log(zSum)));
   Value params = kb.buffer(op.getParams());
   Value gate = kb.paramF32(params, 2);
   Value closed = arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::OLT,
                                             clusterLogp, gate);
-  if (memrefSize(op.getParams(), 0) > stage::kHeadTopPWord) {
-    // The head top-p: closed when the clusters strictly above this one already
-    // hold p of the mass (the reference's smallest set reaching p, ties kept).
+  if (withTopP) {
+    // Closed when the clusters strictly above this one already hold p of the
+    // mass (the reference's smallest set reaching p, ties kept).
     Value topP = kb.paramF32(params, stage::kHeadTopPWord);
-    Value own = kb.load(logits, {cluster});
-    Value above = kb.reduce(kb.strided(kb.index(clusters), kb.f32(0.0f),
-                                       [&](Value i, Value s) {
-                                         Value z = kb.load(logits, {i});
-                                         Value higher = arith::CmpFOp::create(
-                                             kb.b, kb.loc, arith::CmpFPredicate::OGT, z, own);
-                                         return kb.fadd(s, kb.select(higher,
-                                                                     kb.exp(kb.fsub(z, zMax)),
-                                                                     kb.f32(0.0f)));
-                                       }),
-                            ReduceKind::Add);
     Value cuts = arith::AndIOp::create(
         kb.b, kb.loc,
         arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::OLT, topP, kb.f32(1.0f)),
-        arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::OGE, above,
+        arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::OGE, sums[1],
                               kb.fmul(topP, zSum)));
     closed = arith::OrIOp::create(kb.b, kb.loc, closed, cuts);
   }

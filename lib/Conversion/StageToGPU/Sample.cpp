@@ -152,11 +152,10 @@ std::pair<Value, Value> drawToken(KernelBuilder &kb, Value values, int64_t vocab
                   arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, draw, kb.index(0));
               Value total = kb.select(isFirst, mass, carried[3]);
               // The previous draw stays when the weight above it is below
-              // top_p · total (never checked on the first pass).
-              Value notFirst =
-                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, draw, kb.index(0));
-              Value accepted = arith::AndIOp::create(
-                  b, loc, notFirst, fcmp(arith::CmpFPredicate::OLT, mass, kb.fmul(topP, total)));
+              // top_p · total (the first pass has none to check).
+              Value accepted = kb.select(
+                  isFirst, arith::ConstantIntOp::create(b, loc, 0, 1),
+                  fcmp(arith::CmpFPredicate::OLT, mass, kb.fmul(topP, total)));
               return kb.ifThenElseValues(
                   accepted,
                   [&]() -> SmallVector<Value> {

@@ -52,6 +52,15 @@ Status checkName(const flatbuffers::String *name, const std::string &path) {
   return okStatus();
 }
 
+/// How many params fields follow `rule` (the sampling rules want exactly one).
+int fieldsWithRule(const kp::Plan &plan, kp::ParamRule rule) {
+  int count = 0;
+  if (plan.params()->fields())
+    for (const kp::ParamField *field : *plan.params()->fields())
+      count += field->rule() == rule;
+  return count;
+}
+
 /// Every string of the plan that messages, profiles or lookups print.
 Status checkNames(const kp::Plan &plan) {
   KILN_RETURN_IF_ERROR(checkName(plan.producer(), "producer"));
@@ -618,10 +627,7 @@ Status verifyPlanMeaning(const kp::Plan &plan, const DeviceLimits &limits) {
     KILN_RETURN_IF_ERROR(checkRange(plan, greedy->buffer(), greedy->byte_offset(),
                                     greedy->stop_flag() ? 12 : 8, "sampling.greedy"));
     if (greedy->stop_flag()) {
-      int fields = 0;
-      if (plan.params()->fields())
-        for (const kp::ParamField *field : *plan.params()->fields())
-          fields += field->rule() == kp::ParamRule::StopToken;
+      const int fields = fieldsWithRule(plan, kp::ParamRule::StopToken);
       if (fields != 1)
         return bad("sampling.greedy", "stop_flag needs exactly one StopToken params field, the "
                                       "plan has " + std::to_string(fields));
@@ -635,10 +641,7 @@ Status verifyPlanMeaning(const kp::Plan &plan, const DeviceLimits &limits) {
       return bad("sampling", "site Device needs the device's pick (sampling.greedy)");
     for (kp::ParamRule rule :
          {kp::ParamRule::Temperature, kp::ParamRule::TopP, kp::ParamRule::RandomU32}) {
-      int fields = 0;
-      if (plan.params()->fields())
-        for (const kp::ParamField *field : *plan.params()->fields())
-          fields += field->rule() == rule;
+      const int fields = fieldsWithRule(plan, rule);
       if (fields != 1)
         return bad("sampling", std::string("site Device needs exactly one ") +
                                    kp::EnumNameParamRule(rule) + " params field, the plan has " +

@@ -315,14 +315,12 @@ Status Session::checkTokens(const int32_t *tokens, size_t count) const {
   return okStatus();
 }
 
-Status Session::runCall(ProgramState &state, const int32_t *tokens, uint32_t rows,
-                        bool decoding) {
+CallValues Session::sessionValues(const int32_t *tokens, uint32_t rows, uint32_t position) {
   const kp::Plan &plan = plan_.root();
-  const vk::Buffer &params = *buffers_[plan.params()->buffer()];
   CallValues values;
   values.tokens = tokens;
   values.rowCount = rows;
-  values.position = position_;
+  values.position = position;
   values.headGate = plan.sampling() && plan.sampling()->head_gate() == kp::HeadGateRule::SessionOption
                         ? options_.headGate
                         : -INFINITY;
@@ -330,6 +328,14 @@ Status Session::runCall(ProgramState &state, const int32_t *tokens, uint32_t row
   values.temperature = options_.temperature;
   values.topP = options_.topP;
   values.generator = &generator_;
+  return values;
+}
+
+Status Session::runCall(ProgramState &state, const int32_t *tokens, uint32_t rows,
+                        bool decoding) {
+  const kp::Plan &plan = plan_.root();
+  const vk::Buffer &params = *buffers_[plan.params()->buffer()];
+  CallValues values = sessionValues(tokens, rows, position_);
   writeParamBlock(*plan.params(), params.mapped(), values);
   KILN_RETURN_IF_ERROR(params.flush());
 
@@ -498,17 +504,8 @@ Status Session::runPickBatch(int32_t token, uint32_t steps, kiln_step_result_t *
   const SplitMix64 generatorBefore = generator_;
   uint32_t randomPerStep = 0;
   for (uint32_t step = 0; step < steps; ++step) {
-    CallValues values;
-    values.tokens = &token; // the device overwrites it for steps after the first
-    values.rowCount = 1;
-    values.position = position_ + step;
-    values.headGate = plan.sampling()->head_gate() == kp::HeadGateRule::SessionOption
-                          ? options_.headGate
-                          : -INFINITY;
-    values.headTopP = options_.headTopP;
-    values.temperature = options_.temperature;
-    values.topP = options_.topP;
-    values.generator = &generator_;
+    // The device overwrites the token for steps after the first.
+    CallValues values = sessionValues(&token, 1, position_ + step);
     if (stopToken)
       values.stopToken = *stopToken;
     writeParamBlock(*plan.params(), batches_->block(step), values);

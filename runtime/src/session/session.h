@@ -7,6 +7,7 @@
 #define KILN_RUNTIME_SESSION_SESSION_H
 
 #include "plan/loaded_plan.h"
+#include "session/param_block.h"
 #include "session/pick_batches.h"
 #include "session/recorder.h"
 #include "session/sampler.h"
@@ -86,6 +87,9 @@ private:
   Status uploadWeights();
   Status createPipelines();
   Status recordPrograms();
+  /// The parameter values of a call of `rows` tokens at `position`, with the
+  /// session's options (head gate, head top-p, sampling, generator).
+  CallValues sessionValues(const int32_t *tokens, uint32_t rows, uint32_t position);
   /// Runs `state` on `rows` tokens at the current position and reads back.
   Status runCall(ProgramState &state, const int32_t *tokens, uint32_t rows, bool decoding);
   /// Copies `program`'s readback out of the device's buffer.
