@@ -8,6 +8,8 @@
 // device's streaming read bandwidth when given. Only the C API.
 //
 //===----------------------------------------------------------------------===//
+#include "KernelsMode.h"
+
 #include "kiln/runtime.h"
 
 #include <algorithm>
@@ -22,6 +24,8 @@ namespace {
 
 const char *kUsage =
     "usage: kiln-bench PLAN.kplan... --weights W.safetensors... [options]\n"
+    "       kiln-bench kernels PLAN.kplan --weights W.safetensors [options]   (each\n"
+    "       kernel alone, caches flushed: kiln-bench kernels --help)\n"
     "\n"
     "Prompt (ppP) and generation (tgN) throughput of each plan, llama-bench style: R\n"
     "repetitions each, from a reset session, after one warm-up of each.\n"
@@ -412,6 +416,8 @@ bool writePlot(const std::string &path, const std::vector<Row> &rows) {
 } // namespace
 
 int main(int argc, char **argv) {
+  if (argc > 1 && std::string(argv[1]) == "kernels")
+    return runKernelsMode(argc - 1, argv + 1);
   Arguments args;
   if (!parseArguments(argc, argv, args))
     return 2;

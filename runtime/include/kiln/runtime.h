@@ -278,6 +278,31 @@ kiln_status_t kiln_session_profile(const kiln_session_t* session,
                                    kiln_dispatch_profile_t* out_entries, size_t capacity,
                                    size_t* out_count);
 
+typedef struct kiln_kernel_timing_t {
+  const char* kernel_name; /* valid while the session lives */
+  const char* label;       /* the label of the kernel's first dispatch, else its name */
+  uint32_t kernel;         /* kernel index */
+  uint32_t dispatches;     /* dispatches of the "decode" program that run this kernel */
+  uint64_t bound_bytes;    /* the first dispatch's bound ranges: an upper bound of the
+                              bytes it reads and writes */
+  double min_us;           /* GPU time of the fastest run */
+  double median_us;        /* GPU time of the median run */
+  double estimated_us;     /* the compiler's estimate of that dispatch (kernel + boundary),
+                              negative = none */
+} kiln_kernel_timing_t;
+
+/* Times each distinct kernel of the "decode" program alone (kiln-bench kernels): the
+ * kernel's first dispatch, `repetitions` runs (1..1000), each after `flush_bytes` bytes
+ * written to a scratch buffer of the device (0 = no flush; at least twice the last-level
+ * cache evicts it) and a barrier, with a timestamp pair around the dispatch alone. The
+ * kernels read whatever the buffers hold: run a step first so that they hold a token's
+ * values. The state the kernels write is then not a model's: reset the session before
+ * decoding again. Writes up to `capacity` entries in program order of first use and
+ * their number into *out_count. UNAVAILABLE without device timestamps. */
+kiln_status_t kiln_session_time_kernels(kiln_session_t* session, uint32_t repetitions,
+                                        uint64_t flush_bytes, kiln_kernel_timing_t* out_entries,
+                                        size_t capacity, size_t* out_count);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

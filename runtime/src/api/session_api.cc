@@ -179,4 +179,13 @@ kiln_status_t kiln_session_profile(const kiln_session_t *session, kiln_dispatch_
   return toCStatus(session->session->profile(out_entries, capacity, *out_count));
 }
 
+kiln_status_t kiln_session_time_kernels(kiln_session_t *session, uint32_t repetitions,
+                                        uint64_t flush_bytes, kiln_kernel_timing_t *out_entries,
+                                        size_t capacity, size_t *out_count) {
+  if (!session || !out_count || (capacity && !out_entries))
+    return toCStatus(invalidArgument("kiln_session_time_kernels: null argument"));
+  return toCStatus(
+      session->session->timeKernels(repetitions, flush_bytes, out_entries, capacity, *out_count));
+}
+
 } // extern "C"

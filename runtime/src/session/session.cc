@@ -1,6 +1,7 @@
 #include "session/session.h"
 
 #include "plan/spirv_robust.h"
+#include "session/kernel_timer.h"
 #include "session/param_block.h"
 #include "vulkan/queue.h"
 #include "weights/staging_uploader.h"
@@ -630,6 +631,44 @@ Status Session::profile(kiln_dispatch_profile_t *out, size_t capacity, size_t &c
     out[i].calls = profiledCalls_;
     out[i].total_ms = profileMs_[i];
     out[i].estimated_us = plan_.decode().dispatches()->Get(i)->estimated_us();
+  }
+  return okStatus();
+}
+
+Status Session::timeKernels(uint32_t repetitions, uint64_t flushBytes, kiln_kernel_timing_t *out,
+                            size_t capacity, size_t &count) {
+  if (!failed_.ok())
+    return failed_;
+  if (repetitions < 1 || repetitions > 1000)
+    return invalidArgument("time kernels: repetitions " + std::to_string(repetitions) +
+                           " is not in [1, 1000]");
+  std::vector<uint64_t> sizes;
+  for (const auto &buffer : buffers_)
+    sizes.push_back(buffer->byteSize());
+  std::vector<KernelTiming> timings;
+  KILN_RETURN_IF_ERROR(kiln::rt::timeKernels(device_, plan_.root(), plan_.decode(), recordInputs_,
+                                             sizes, repetitions, flushBytes, timings));
+  const kp::Plan &plan = plan_.root();
+  timedLabels_.clear();
+  for (const KernelTiming &t : timings) {
+    const kp::Dispatch *first = plan_.decode().dispatches()->Get(t.firstDispatch);
+    timedLabels_.push_back(first->label() && first->label()->size()
+                               ? first->label()->str()
+                               : plan.kernels()->Get(t.kernel)->name()->str());
+  }
+  count = timings.size();
+  for (size_t i = 0; i < count && i < capacity; ++i) {
+    const KernelTiming &t = timings[i];
+    std::vector<double> runs = t.runsMs;
+    std::sort(runs.begin(), runs.end());
+    out[i].kernel_name = plan.kernels()->Get(t.kernel)->name()->c_str();
+    out[i].label = timedLabels_[i].c_str();
+    out[i].kernel = t.kernel;
+    out[i].dispatches = t.dispatches;
+    out[i].bound_bytes = t.boundBytes;
+    out[i].min_us = runs.empty() ? 0.0 : 1e3 * runs.front();
+    out[i].median_us = runs.empty() ? 0.0 : 1e3 * runs[runs.size() / 2];
+    out[i].estimated_us = t.estimatedUs;
   }
   return okStatus();
 }

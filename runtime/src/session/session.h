@@ -69,6 +69,9 @@ public:
   uint32_t position() const { return position_; }
   void stats(kiln_session_stats_t &out) const;
   Status profile(kiln_dispatch_profile_t *out, size_t capacity, size_t &count) const;
+  /// kiln_session_time_kernels.
+  Status timeKernels(uint32_t repetitions, uint64_t flushBytes, kiln_kernel_timing_t *out,
+                     size_t capacity, size_t &count);
 
 private:
   struct ProgramState {
@@ -151,6 +154,7 @@ private:
   uint64_t decodeGpuCalls_ = 0;
   uint64_t decodeCalls_ = 0;
   std::vector<std::string> profileLabels_;
+  std::vector<std::string> timedLabels_; // the last timeKernels' labels, by entry
 };
 
 } // namespace kiln::rt
