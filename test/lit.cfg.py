@@ -11,7 +11,10 @@ config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs", "CMakeLists.txt", 
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.kiln_obj_root, "test")
 
+# --param sanitized_tools_dir=DIR puts DIR's tools (a sanitizer build's kiln-opt, say)
+# ahead of the build's own; tools it lacks come from the build (scripts/test.sh).
 config.environment["PATH"] = os.pathsep.join(
+    ([lit_config.params["sanitized_tools_dir"]] if "sanitized_tools_dir" in lit_config.params else []) +
     [config.kiln_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
 # Vulkan tests run on whatever device the machine has (lavapipe in CI).
 for var in ["VK_ICD_FILENAMES", "VK_DRIVER_FILES", "KILN_DEVICE", "HOME", "XDG_RUNTIME_DIR"]:

@@ -247,10 +247,13 @@ LogicalResult Lowering::lowerLoop(kg::LoopOp op) {
     // The edge reads and writes h; its kiln value is the yielded one.
     OpBuilder b = dispatch(("mix_" + kg::stringifyMixMode(mode)).str());
     std::string name = stateSymbol(op.getState());
-    stage::DoryMixOp::create(
-        b, op.getLoc(), hidden, stateBuffer(name, op.getState().getType(), "in"),
-        stateBuffer(name, op.getState().getType(), "st"),
-        b.getI64IntegerAttr(static_cast<int64_t>(mode)), b.getF32FloatAttr(eps));
+    // Declared one statement each: the order of function arguments' evaluation
+    // is unspecified, and it would order the plan's buffers by compiler.
+    Value state = stateBuffer(name, op.getState().getType(), "st");
+    Value entry = stateBuffer(name, op.getState().getType(), "in");
+    stage::DoryMixOp::create(b, op.getLoc(), hidden, entry, state,
+                             b.getI64IntegerAttr(static_cast<int64_t>(mode)),
+                             b.getF32FloatAttr(eps));
   }
   pass_ = 0;
   alias(op.getResult(), hidden);

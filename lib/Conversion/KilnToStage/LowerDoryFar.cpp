@@ -50,11 +50,14 @@ LogicalResult Lowering::lowerFarFieldPush(kg::FarFieldPushOp op) {
   auto farType = cast<kg::FarFieldType>(op.getFar().getType());
   Value kRing = stateBuffer(ring, ringType, "k");
   Value vRing = stateBuffer(ring, ringType, "v");
+  // One statement each (argument evaluation order is unspecified: the plan's
+  // buffer order must not depend on the compiler that built kiln-compile).
+  Value meta = stateBuffer(far, farType, "meta");
+  Value sums = stateBuffer(far, farType, "sums");
+  Value landmarks = stateBuffer(far, farType, "landmarks");
   OpBuilder b = dispatch(far + ".push");
-  stage::FarFieldPushOp::create(
-      b, op.getLoc(), kRing, vRing, params_,
-      stateBuffer(far, farType, "landmarks"), stateBuffer(far, farType, "sums"),
-      stateBuffer(far, farType, "meta"), op.getWindowAttr(), op.getScaleAttr());
+  stage::FarFieldPushOp::create(b, op.getLoc(), kRing, vRing, params_, landmarks, sums, meta,
+                                op.getWindowAttr(), op.getScaleAttr());
   return success();
 }
 
