@@ -59,8 +59,9 @@ void buildKernel(stage::DoryPrepOp op, KernelBuilder &kb) {
         Value inv = kb.rsqrt(kb.fadd(kb.reduce(local, ReduceKind::Add), eps));
         kb.strided(kb.index(hd), [&](Value i) {
           Value at = kb.add(base, i);
-          Value y = kb.fmul(kb.fmul(kb.load(qOut, {at}), inv),
-                            kb.load(sQk, {head, i}));
+          // One load a statement: argument evaluation order is unspecified.
+          Value scale = kb.load(sQk, {head, i});
+          Value y = kb.fmul(kb.fmul(kb.load(qOut, {at}), inv), scale);
           kb.store(y, qOut, {at});
         });
       },

@@ -107,17 +107,19 @@ void buildKernel(stage::FarFieldPushOp op, KernelBuilder &kb) {
   kb.strided(count, [&](Value b) {
     kb.store(kb.load(newScale, {b}), sums, {kvHead, b, kb.index(0)});
     Value n = kb.load(sums, {kvHead, b, kb.index(1)});
-    kb.store(kb.fadd(kb.fmul(n, kb.load(rescale, {b})), kb.load(weight, {b})),
-             sums, {kvHead, b, kb.index(1)});
+    // One load a statement (argument evaluation order is unspecified).
+    Value w = kb.load(weight, {b});
+    Value r = kb.load(rescale, {b});
+    kb.store(kb.fadd(kb.fmul(n, r), w), sums, {kvHead, b, kb.index(1)});
   });
   kb.strided(kb.mul(count, kb.index(hd)), [&](Value i) {
     Value b = kb.div(i, kb.index(hd)), d = kb.rem(i, kb.index(hd));
     Value at = kb.add(d, kb.index(2));
     Value theta = kb.load(sums, {kvHead, b, at});
     Value v = kb.load(vRing, {kvHead, slot, d});
-    kb.store(kb.fadd(kb.fmul(theta, kb.load(rescale, {b})),
-                     kb.fmul(kb.load(weight, {b}), v)),
-             sums, {kvHead, b, at});
+    Value weighted = kb.fmul(kb.load(weight, {b}), v);
+    Value rescaled = kb.fmul(theta, kb.load(rescale, {b}));
+    kb.store(kb.fadd(rescaled, weighted), sums, {kvHead, b, at});
   });
   // Every lane has read the meta words above; only then may they change.
   kb.barrier();
