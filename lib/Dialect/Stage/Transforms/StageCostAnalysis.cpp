@@ -84,6 +84,14 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
     }
     return keys;
   };
+  // A stage that writes one ring row per KV head (the step's key and value)
+  // writes that row, not the ring.
+  auto writesOneRow = [&](std::initializer_list<Value> rings) {
+    for (Value ring : rings) {
+      uint64_t whole = bytesOf(ring);
+      c.bytesWritten -= whole - whole / uint64_t(std::max<int64_t>(1, dimOf(ring, 1)));
+    }
+  };
   llvm::TypeSwitch<Operation *>(stage)
       .Case([&](MatVecOp op) {
         int64_t work = op.getRows() * op.getColumns();
@@ -138,6 +146,7 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
         c.workgroups = ceilDiv(elements(op.getInput()), row);
       })
       .Case([&](RopeKvWriteOp op) {
+        writesOneRow({op.getKRing(), op.getVRing()});
         int64_t threads = elements(op.getQ()) + 2 * elements(op.getK());
         c.flops = uint64_t(6 * threads);
         c.workgroups = ceilDiv(threads, row);
@@ -187,6 +196,13 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
                       2 * bytesOf(op.getFarSums()) + bytesOf(op.getParams());
         c.flops = uint64_t(4 * elements(op.getFarSums()));
         c.workgroups = uint64_t(kvh);
+        // Before the window fills no key leaves it: the kernel reads its
+        // meta words and stops.
+        if (options.position >= 0 && options.position < int64_t(op.getWindow())) {
+          c.bytesRead = bytesOf(op.getParams()) + bytesOf(op.getFarMeta());
+          c.bytesWritten = 0;
+          c.flops = 0;
+        }
       })
       .Case([&](LandmarkSealOp op) {
         c.flops = uint64_t(4 * elements(op.getLandmarks()) * dimOf(op.getLandmarks(), 1));
@@ -198,6 +214,7 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
         c.isMatvec = true;
       })
       .Case([&](DoryPrepOp op) {
+        writesOneRow({op.getKRing(), op.getVRing()});
         int64_t hd = dimOf(op.getKRing(), 2);
         c.flops = uint64_t(8 * (elements(op.getQ()) + elements(op.getK())));
         c.workgroups = uint64_t((elements(op.getQ()) + elements(op.getK())) / hd);
