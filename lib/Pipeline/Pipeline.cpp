@@ -100,6 +100,7 @@ LogicalResult buildKilnPipeline(OpPassManager &pm, const KilnPipelineOptions &op
     gpu.reduceWorkgroupSize = options.reduceWorkgroupSize;
     gpu.headWorkgroupSize = options.headWorkgroupSize;
     gpu.attentionWorkgroupSize = options.attentionWorkgroupSize;
+    gpu.attentionValueDims = options.attentionValueDims;
     gpu.subgroupReduce = options.subgroupReduce;
     gpu.matvecRowsPerItem = options.matvecRowsPerItem;
     gpu.matvecGroupsPerThread = options.matvecGroupsPerThread;

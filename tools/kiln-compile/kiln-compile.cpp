@@ -127,6 +127,13 @@ static cl::opt<int64_t> attentionWorkgroupSize(
              "max_workgroup_size (default 0: the largest such, at most 256)"),
     cl::init(0), cl::cat(kilnCategory));
 
+static cl::opt<int64_t> attentionValueDims(
+    "attention-value-dims",
+    cl::desc("tuning: head dims an attention / window_attention workgroup sums (the grid is "
+             "heads x head_dim / this); a power of two in [1, 64] (default 0: the largest "
+             "dividing head_dim, at most 16)"),
+    cl::init(0), cl::cat(kilnCategory));
+
 namespace {
 
 int fail(const std::string &message);
@@ -362,6 +369,13 @@ int main(int argc, char **argv) {
                     " must be a power of two in [32, " + std::to_string(desc->maxWorkgroupSize) +
                     "] (the target's max_workgroup_size)");
       pipeline.attentionWorkgroupSize = size;
+    }
+    if (attentionValueDims != 0) {
+      const int64_t dims = attentionValueDims;
+      if (dims < 1 || dims > 64 || (dims & (dims - 1)) != 0)
+        return fail("--attention-value-dims " + std::to_string(dims) +
+                    " must be a power of two in [1, 64]");
+      pipeline.attentionValueDims = dims;
     }
   }
   if (fromConfig &&

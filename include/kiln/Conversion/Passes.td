@@ -58,6 +58,8 @@ def ConvertStageToGPU : Pass<"convert-stage-to-gpu", "::mlir::ModuleOp"> {
            "Threads per workgroup of the per-head kernels (gdn_step, attention, head_rows); a power of two">,
     Option<"attentionWorkgroupSize", "attention-workgroup-size", "int64_t", /*default=*/"256",
            "Threads per workgroup of key_scores, attention and window_attention (at most 256 used); a power of two">,
+    Option<"attentionValueDims", "attention-value-dims", "int64_t", /*default=*/"0",
+           "Head dims an attention / window_attention workgroup sums (a power of two); 0: up to 16">,
     Option<"subgroupReduce", "subgroup-reduce", "bool", /*default=*/"true",
            "Use gpu.subgroup_reduce when the target env allows GroupNonUniformArithmetic">,
     Option<"matvecRowsPerItem", "matvec-rows-per-item", "int64_t", /*default=*/"0",

@@ -33,6 +33,7 @@ struct KilnPipelineOptions {
   int64_t reduceWorkgroupSize = 256;
   int64_t headWorkgroupSize = 64;
   int64_t attentionWorkgroupSize = 256;
+  int64_t attentionValueDims = 0;
   bool subgroupReduce = true;
   /// Mat-vec shape (StageToGPUOptions); 0 picks by weight format.
   int64_t matvecRowsPerItem = 0;

@@ -19,7 +19,7 @@ namespace kiln {
 KernelShape shapeOf(stage::AttentionOp op, const StageToGPUOptions &o) {
   int64_t hd = memrefSize(op.getVRing(), 2);
   int64_t heads = memrefSize(op.getOut(), 0) / hd;
-  return {splitAttentionWidth(o), heads * (hd / dimsPerValueWorkgroup(hd))};
+  return {splitAttentionWidth(o), heads * (hd / dimsPerValueWorkgroup(hd, o))};
 }
 
 void buildKernel(stage::AttentionOp op, KernelBuilder &kb) {
@@ -27,7 +27,7 @@ void buildKernel(stage::AttentionOp op, KernelBuilder &kb) {
           hd = memrefSize(op.getVRing(), 2);
   int64_t qh = memrefSize(op.getOut(), 0) / hd;
   int64_t sinks = op.getSinkV() ? memrefSize(op.getSinkV(), 1) : 0;
-  const int64_t dims = dimsPerValueWorkgroup(hd), slices = hd / dims;
+  const int64_t dims = dimsPerValueWorkgroup(hd, kb.options()), slices = hd / dims;
   Value scores = kb.buffer(op.getScores()), vRing = kb.buffer(op.getVRing());
   Value sinkV = sinks > 0 ? kb.buffer(op.getSinkV()) : Value();
   Value out = kb.buffer(op.getOut());

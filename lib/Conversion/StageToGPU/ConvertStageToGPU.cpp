@@ -391,6 +391,7 @@ struct ConvertStageToGPUPass
     options.reduceWorkgroupSize = reduceWorkgroupSize;
     options.headWorkgroupSize = headWorkgroupSize;
     options.attentionWorkgroupSize = attentionWorkgroupSize;
+    options.attentionValueDims = attentionValueDims;
     options.subgroupReduce =
         subgroupReduce && targetHasSubgroupArithmetic(getOperation());
     options.matvecRowsPerItem = matvecRowsPerItem;

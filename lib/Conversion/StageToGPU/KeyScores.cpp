@@ -55,9 +55,12 @@ int64_t keysPerScoreWorkgroup(int64_t headDim, int64_t width) {
   return scoreGeometry(headDim, width).block();
 }
 
-int64_t dimsPerValueWorkgroup(int64_t headDim) {
+int64_t dimsPerValueWorkgroup(int64_t headDim, const StageToGPUOptions &o) {
+  // A smaller slice doubles the workgroups and halves each lane's serial run
+  // of keys; the slice must divide the head.
+  const int64_t most = o.attentionValueDims > 0 ? o.attentionValueDims : 16;
   int64_t dims = 1;
-  while (dims < 16 && headDim % (dims * 2) == 0)
+  while (dims < most && headDim % (dims * 2) == 0)
     dims *= 2;
   return dims;
 }

@@ -23,8 +23,9 @@ int64_t splitAttentionWidth(const StageToGPUOptions &o);
 /// lanes a key, several keys' loads in flight a lane).
 int64_t keysPerScoreWorkgroup(int64_t headDim, int64_t width);
 /// Head dims one attention workgroup sums: the largest power of two at most
-/// 16 that divides the head dim (so slices tile the head exactly).
-int64_t dimsPerValueWorkgroup(int64_t headDim);
+/// 16 (or the attention-value-dims option) that divides the head dim (so
+/// slices tile the head exactly).
+int64_t dimsPerValueWorkgroup(int64_t headDim, const StageToGPUOptions &o);
 
 /// One query head's keys: u < sinks is sink u, key sinks + d (d < the
 /// head's ring count) the ring row of position pos − d.

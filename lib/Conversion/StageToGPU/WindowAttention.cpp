@@ -35,7 +35,7 @@ constexpr float kMostNegative = -3.4e38f;
 KernelShape shapeOf(stage::WindowAttentionOp op, const StageToGPUOptions &o) {
   int64_t hd = memrefSize(op.getVRing(), 2);
   int64_t heads = memrefSize(op.getQ(), 0) / hd;
-  return {splitAttentionWidth(o), heads * (hd / dimsPerValueWorkgroup(hd))};
+  return {splitAttentionWidth(o), heads * (hd / dimsPerValueWorkgroup(hd, o))};
 }
 
 void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
@@ -43,7 +43,7 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
           hd = memrefSize(op.getVRing(), 2);
   int64_t qh = memrefSize(op.getQ(), 0) / hd;
   int64_t window = static_cast<int64_t>(op.getWindow());
-  const int64_t dims = dimsPerValueWorkgroup(hd), slices = hd / dims;
+  const int64_t dims = dimsPerValueWorkgroup(hd, kb.options()), slices = hd / dims;
   Value scale = kb.f32(op.getScale().convertToFloat());
   Value q = kb.buffer(op.getQ()), scores = kb.buffer(op.getScores());
   Value vRing = kb.buffer(op.getVRing());

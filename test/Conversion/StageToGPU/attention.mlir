@@ -4,6 +4,11 @@
 // dividing the head dim. Each holds the head's weights in workgroup memory (sinks +
 // ring) beside the partial sums of its 256 threads.
 // RUN: kiln-opt %s -split-input-file --convert-stage-to-gpu | FileCheck %s
+// attention-value-dims=8 halves the slice: twice the workgroups (16 for the anchor's 4
+// heads of 32 dims).
+// RUN: kiln-opt %s -split-input-file --convert-stage-to-gpu="attention-value-dims=8" | FileCheck %s --check-prefix=D8
+// D8-LABEL: func.func @anchor
+// D8: gpu.launch_func @kiln_kernels::@attend blocks in (%c16, %c1, %c1) threads in (%c256, %c1, %c1)
 
 // Head dim 32: 2 slices of 16 dims, 4 heads: 8 workgroups; 3 sinks + 320 ring rows of
 // weights.

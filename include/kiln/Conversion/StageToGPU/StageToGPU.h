@@ -27,6 +27,10 @@ struct StageToGPUOptions {
   /// Threads of an attention workgroup (a workgroup per query head: its keys
   /// and value dims spread over all of them).
   int64_t attentionWorkgroupSize = 256;
+  /// Head dims one attention / window_attention workgroup sums (the grid is
+  /// heads x head_dim / this); 0: the largest power of two dividing head_dim,
+  /// at most 16.
+  int64_t attentionValueDims = 0;
   bool subgroupReduce = false;
   /// Mat-vec rows a workgroup computes per item (each group's activations
   /// read once for all of them) and 16-byte groups a thread reads per row;
