@@ -51,7 +51,7 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
       "submit_us", "read_bandwidth_gbps", "single_workgroup_bandwidth_gbps",
       "matvec_efficiency", "compute_gflops", "subgroup_size",
       "max_workgroup_size", "max_shared_memory_bytes", "compute_units", "reduce_workgroup_size",
-      "workgroup_barrier_us", "cache_bandwidth_gbps", "subgroup_arithmetic"};
+      "attention_value_dims", "workgroup_barrier_us", "cache_bandwidth_gbps", "subgroup_arithmetic"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!known.count(it.key()))
       return io::Error("target: unknown field '" + it.key() + "'");
@@ -84,6 +84,11 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
     s = readCount(j, "reduce_workgroup_size", d.reduceWorkgroupSize);
     if (s && (d.reduceWorkgroupSize & (d.reduceWorkgroupSize - 1)) != 0)
       return io::Error("target: field 'reduce_workgroup_size' must be a power of two");
+  }
+  if (s && j.contains("attention_value_dims")) {
+    s = readCount(j, "attention_value_dims", d.attentionValueDims);
+    if (s && (d.attentionValueDims & (d.attentionValueDims - 1)) != 0)
+      return io::Error("target: field 'attention_value_dims' must be a power of two");
   }
   if (s && j.contains("subgroup_arithmetic")) {
     const json &v = j["subgroup_arithmetic"];
@@ -133,6 +138,8 @@ std::string targetDescToJson(const TargetDesc &d) {
   j["max_workgroup_size"] = d.maxWorkgroupSize;
   if (d.reduceWorkgroupSize > 0)
     j["reduce_workgroup_size"] = d.reduceWorkgroupSize;
+  if (d.attentionValueDims > 0)
+    j["attention_value_dims"] = d.attentionValueDims;
   j["max_shared_memory_bytes"] = d.maxSharedMemoryBytes;
   j["compute_units"] = d.computeUnits;
   return j.dump(2) + "\n";

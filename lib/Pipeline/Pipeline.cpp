@@ -128,6 +128,7 @@ void applyTarget(ModuleOp module, const cost::TargetDesc &desc,
   while (attention * 2 <= static_cast<int64_t>(desc.maxWorkgroupSize) && attention * 2 <= 256)
     attention *= 2;
   options.attentionWorkgroupSize = attention;
+  options.attentionValueDims = desc.attentionValueDims;
   options.subgroupReduce = desc.subgroupArithmetic;
   // SPIR-V 1.3 is Vulkan 1.1's, which has subgroup operations.
   std::string caps = desc.subgroupArithmetic

@@ -131,7 +131,7 @@ static cl::opt<int64_t> attentionValueDims(
     "attention-value-dims",
     cl::desc("tuning: head dims an attention / window_attention workgroup sums (the grid is "
              "heads x head_dim / this); a power of two in [1, 64] (default 0: the largest "
-             "dividing head_dim, at most 16)"),
+             "dividing head_dim, at most the target's attention_value_dims, else 16)"),
     cl::init(0), cl::cat(kilnCategory));
 
 namespace {

@@ -46,6 +46,9 @@ struct TargetDesc {
   /// and gdn_step, measured per device. Optional, 0 = 256 (capped by
   /// maxWorkgroupSize); a power of two.
   uint32_t reduceWorkgroupSize = 0;
+  /// Head dims one attention / window_attention workgroup sums, measured per
+  /// device (optional, 0 = 16; a power of two).
+  uint32_t attentionValueDims = 0;
   uint32_t maxSharedMemoryBytes = 16384;
   /// Workgroups that run at once at full speed (SMs, CUs, cores).
   uint32_t computeUnits = 1;

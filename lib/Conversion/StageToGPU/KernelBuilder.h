@@ -208,8 +208,8 @@ public:
   std::pair<mlir::Value, mlir::Value> decodeHalves(mlir::Value words);
   /// Byte `byte` (0..3, little-endian) of each of a group's four i32 words,
   /// as int8 codes in a vector<4xf32>: the codes of columns byte, 4 + byte,
-  /// 8 + byte, 12 + byte. `biased` is the words xor 0x80808080.
-  mlir::Value decodeCodes(mlir::Value biased, int64_t byte);
+  /// 8 + byte, 12 + byte.
+  mlir::Value decodeCodes(mlir::Value words, int64_t byte);
 
 private:
   mlir::Value reduceScratch(int64_t count);

@@ -57,7 +57,8 @@ int64_t keysPerScoreWorkgroup(int64_t headDim, int64_t width) {
 
 int64_t dimsPerValueWorkgroup(int64_t headDim, const StageToGPUOptions &o) {
   // A smaller slice doubles the workgroups and halves each lane's serial run
-  // of keys; the slice must divide the head.
+  // of keys; the slice must divide the head. The target chooses
+  // (attention_value_dims: 8 on the H200), else 16.
   const int64_t most = o.attentionValueDims > 0 ? o.attentionValueDims : 16;
   int64_t dims = 1;
   while (dims < most && headDim % (dims * 2) == 0)
