@@ -33,6 +33,9 @@ namespace {
 /// The contract's alignment of logical buffers inside a slot: the largest
 /// minStorageBufferOffsetAlignment seen in practice.
 constexpr int64_t kSlotAlignment = 256;
+/// The longest name the runtime accepts (runtime/src/plan/plan_verifier.cc:
+/// names are printed in messages and profiles).
+constexpr size_t kMaxPlanNameBytes = 1024;
 
 /// One func argument: a logical buffer placed in a slot.
 struct LogicalBuffer {
@@ -762,9 +765,19 @@ FailureOr<std::vector<uint8_t>> PlanWriter::serialize() {
   fb::FlatBufferBuilder fbb(1 << 20);
   std::vector<fb::Offset<plan::Buffer>> buffers;
   for (size_t i = 0; i < buffers_.size(); ++i) {
+    // A scratch slot shared by many planes joins their names, as many as fit
+    // the runtime's limit on a name (plan_verifier.cc, 1,024 bytes), then
+    // counts the rest: a 1B model's busiest slot holds about 80.
     std::string name;
-    for (const std::string &part : buffers_[i].names)
-      name += (name.empty() ? "" : "+") + part;
+    const std::vector<std::string> &parts = buffers_[i].names;
+    for (size_t p = 0; p < parts.size(); ++p) {
+      std::string rest = "+" + std::to_string(parts.size() - p) + " more";
+      if (name.size() + 1 + parts[p].size() + rest.size() > kMaxPlanNameBytes) {
+        name += rest;
+        break;
+      }
+      name += (name.empty() ? "" : "+") + parts[p];
+    }
     buffers.push_back(plan::CreateBufferDirect(fbb, static_cast<uint32_t>(i), buffers_[i].kind,
                                                buffers_[i].byteSize, true, name.c_str()));
   }
