@@ -17,8 +17,10 @@ public:
     uint64_t wg = std::max<uint64_t>(1, std::min(workgroups, stage.workgroups));
     // Bandwidth grows with the workgroups in flight until the device saturates;
     // a wide mat-vec saturates at its measured efficiency.
-    double peak = target_.readBandwidthGBps *
-                  (stage.isMatvec ? target_.matvecEfficiency : 1.0);
+    double efficiency = !stage.isMatvec ? 1.0
+                        : stage.quantized ? target_.effectiveQ8MatvecEfficiency()
+                                          : target_.matvecEfficiency;
+    double peak = target_.readBandwidthGBps * efficiency;
     double bandwidth = std::min(peak, target_.singleWorkgroupBandwidthGBps * double(wg));
     double busy = std::min(1.0, double(wg) / double(target_.computeUnits));
     double bytes = double(stage.bytesRead + stage.bytesWritten);

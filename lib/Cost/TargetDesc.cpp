@@ -51,7 +51,7 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
       "submit_us", "read_bandwidth_gbps", "single_workgroup_bandwidth_gbps",
       "matvec_efficiency", "compute_gflops", "subgroup_size",
       "max_workgroup_size", "max_shared_memory_bytes", "compute_units", "reduce_workgroup_size",
-      "attention_value_dims", "workgroup_barrier_us", "cache_bandwidth_gbps", "subgroup_arithmetic"};
+      "attention_value_dims", "q8_matvec_efficiency", "workgroup_barrier_us", "cache_bandwidth_gbps", "subgroup_arithmetic"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!known.count(it.key()))
       return io::Error("target: unknown field '" + it.key() + "'");
@@ -84,6 +84,11 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
     s = readCount(j, "reduce_workgroup_size", d.reduceWorkgroupSize);
     if (s && (d.reduceWorkgroupSize & (d.reduceWorkgroupSize - 1)) != 0)
       return io::Error("target: field 'reduce_workgroup_size' must be a power of two");
+  }
+  if (s && j.contains("q8_matvec_efficiency")) {
+    s = readPositive(j, "q8_matvec_efficiency", d.q8MatvecEfficiency);
+    if (s && d.q8MatvecEfficiency > 1.0)
+      return io::Error("target: field 'q8_matvec_efficiency' must be <= 1");
   }
   if (s && j.contains("attention_value_dims")) {
     s = readCount(j, "attention_value_dims", d.attentionValueDims);
@@ -138,6 +143,8 @@ std::string targetDescToJson(const TargetDesc &d) {
   j["max_workgroup_size"] = d.maxWorkgroupSize;
   if (d.reduceWorkgroupSize > 0)
     j["reduce_workgroup_size"] = d.reduceWorkgroupSize;
+  if (d.q8MatvecEfficiency > 0)
+    j["q8_matvec_efficiency"] = d.q8MatvecEfficiency;
   if (d.attentionValueDims > 0)
     j["attention_value_dims"] = d.attentionValueDims;
   j["max_shared_memory_bytes"] = d.maxSharedMemoryBytes;

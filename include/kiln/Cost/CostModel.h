@@ -25,6 +25,9 @@ struct StageCost {
   uint64_t workgroups = 1;
   /// True for a wide mat-vec (reaches matvecEfficiency, not full streaming).
   bool isMatvec = false;
+  /// A mat-vec over q8_2f codes: it reaches q8MatvecEfficiency (its decode,
+  /// not its bytes, bounds it on GPUs measured so far).
+  bool quantized = false;
   /// Workgroup barriers the stage's reductions execute in all (e.g. ~10 per
   /// mat-vec row), and the stage's own workgroup size over 256: a barrier of
   /// a narrower workgroup costs proportionally less where threads are fibres.

@@ -34,6 +34,12 @@ struct TargetDesc {
   double singleWorkgroupBandwidthGBps = 10.0;
   /// Fraction of readBandwidth a wide decode mat-vec reaches.
   double matvecEfficiency = 0.8;
+  /// The same for a mat-vec over q8_2f codes (optional: 0 means
+  /// matvecEfficiency); fitted to profiles (bench/calibrate/fit_profile.py).
+  double q8MatvecEfficiency = 0;
+  double effectiveQ8MatvecEfficiency() const {
+    return q8MatvecEfficiency > 0 ? q8MatvecEfficiency : matvecEfficiency;
+  }
   /// f32 arithmetic throughput, GFLOP/s.
   double computeGFlops = 1000.0;
   uint32_t subgroupSize = 32;

@@ -171,6 +171,7 @@ double kernelMicros(const cost::CostModel &model, const StageCostOptions &priced
       continue;
     merged.workgroups += c.workgroups;
     merged.isMatvec &= c.isMatvec;
+    merged.quantized |= c.quantized;
     slowest = std::max(slowest, model.stageMicros(c, c.workgroups));
   }
   return std::max(slowest, model.stageMicros(merged, merged.workgroups));

@@ -100,6 +100,7 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
         // A workgroup per (row, chunk), the grid capped at 65535.
         c.workgroups = uint64_t(std::min<int64_t>(op.getRows() * op.getSplitK(), 65535));
         c.isMatvec = true;
+        c.quantized = op.getFormat() == MatrixFormat::q8_2f;
         // One reduction per (row, chunk); the kernel's width follows the chunk.
         int64_t groups = ceilDiv(dimOf(op.getWeight(), 1), op.getSplitK());
         int64_t width = 32;
@@ -212,6 +213,7 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
         c.flops = uint64_t(2 * elements(op.getOut()) * elements(op.getInput()));
         c.workgroups = uint64_t(elements(op.getClusterLogits()));
         c.isMatvec = true;
+        c.quantized = op.getFormat() == MatrixFormat::q8_2f;
       })
       .Case([&](DoryPrepOp op) {
         writesOneRow({op.getKRing(), op.getVRing()});
