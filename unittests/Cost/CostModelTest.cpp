@@ -74,6 +74,29 @@ TEST(CostModel, RooflineAndParallelism) {
   EXPECT_NEAR(model->stageMicros(s, 1000), 20.0, 1e-9);
 }
 
+TEST(CostModel, QuantizedMatvecsHaveTheirOwnEfficiency) {
+  StageCost s;
+  s.bytesRead = 1000000;
+  s.workgroups = 1000;
+  s.isMatvec = true;
+  s.quantized = true;
+  // Without q8_matvec_efficiency a q8 mat-vec takes matvec_efficiency (50%).
+  EXPECT_NEAR(createAnalyticalCostModel(minimal())->stageMicros(s, 1000), 20.0, 1e-9);
+  TargetDesc d = minimal();
+  d.q8MatvecEfficiency = 0.25; // -> 40 us; an f16 mat-vec keeps 20.
+  auto model = createAnalyticalCostModel(d);
+  EXPECT_NEAR(model->stageMicros(s, 1000), 40.0, 1e-9);
+  s.quantized = false;
+  EXPECT_NEAR(model->stageMicros(s, 1000), 20.0, 1e-9);
+  auto parsed = parseTargetDesc(std::string(kMinimal).insert(1, "\"q8_matvec_efficiency\":1.5,"));
+  ASSERT_FALSE(bool(parsed));
+  EXPECT_EQ(parsed.error().message(), "target: field 'q8_matvec_efficiency' must be <= 1");
+  auto loaded = loadTargetDesc("targets/h200.json");
+  ASSERT_TRUE(bool(loaded));
+  EXPECT_GT(loaded->q8MatvecEfficiency, 0.0);
+  EXPECT_EQ(loaded->attentionValueDims, 8u);
+}
+
 TEST(CostModel, CacheReReadsAddTime) {
   TargetDesc d = minimal();
   auto model = createAnalyticalCostModel(d);
