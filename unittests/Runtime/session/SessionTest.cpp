@@ -293,6 +293,40 @@ TEST_F(SessionTest, UnknownRobustModeIsRefused) {
             "INVALID_ARGUMENT: kiln_session_create: robust_kernels 7 is not a kiln_robust_mode_t");
 }
 
+TEST_F(SessionTest, TimeKernelsOncePerKernelInProgramOrder) {
+  PlanSpec spec = chainPlan();
+  // accumulate runs twice a token: one entry, two dispatches.
+  spec.programs[0].dispatches.push_back({2, {2, 1, 1}, true, "accumulate again"});
+  ASSERT_EQ(open(spec, writeChainWeights(dir_)), "");
+  ASSERT_EQ(describe(kiln_session_step(session_, 1, nullptr)), "");
+  size_t count = 0;
+  ASSERT_EQ(describe(kiln_session_time_kernels(session_, 3, 1 << 20, nullptr, 0, &count)), "");
+  ASSERT_EQ(count, 3u);
+  std::vector<kiln_kernel_timing_t> t(count);
+  ASSERT_EQ(describe(kiln_session_time_kernels(session_, 3, 1 << 20, t.data(), count, &count)), "");
+  EXPECT_STREQ(t[0].kernel_name, "axpy_position");
+  EXPECT_STREQ(t[0].label, "axpy");
+  EXPECT_STREQ(t[2].label, "accumulate");
+  EXPECT_EQ(t[2].kernel, 2u);
+  EXPECT_EQ(t[0].dispatches, 1u);
+  EXPECT_EQ(t[2].dispatches, 2u);
+  // Bound ranges: 32 + 32 + y (32) + params (16); y + z + params; z + s.
+  EXPECT_EQ(t[0].bound_bytes, 112u);
+  EXPECT_EQ(t[1].bound_bytes, 80u);
+  EXPECT_EQ(t[2].bound_bytes, 64u);
+  for (const kiln_kernel_timing_t &k : t) {
+    EXPECT_GE(k.min_us, 0.0);
+    EXPECT_LE(k.min_us, k.median_us);
+  }
+  EXPECT_EQ(describe(kiln_session_time_kernels(session_, 0, 0, t.data(), count, &count)),
+            "INVALID_ARGUMENT: time kernels: repetitions 0 is not in [1, 1000]");
+  EXPECT_EQ(describe(kiln_session_time_kernels(session_, 3, 0, t.data(), count, nullptr)),
+            "INVALID_ARGUMENT: kiln_session_time_kernels: null argument");
+  // Timing leaves the session usable (its state is then no model's).
+  EXPECT_EQ(describe(kiln_session_reset(session_)), "");
+  EXPECT_EQ(describe(kiln_session_step(session_, 1, nullptr)), "");
+}
+
 TEST_F(SessionTest, ProfileWithoutProfilingIsRefused) {
   ASSERT_EQ(open(chainPlan(), writeChainWeights(dir_)), "");
   size_t count = 0;
