@@ -255,6 +255,35 @@ py::dict Session::stats() const {
   return out;
 }
 
+py::list Session::timeKernels(uint32_t repetitions, uint64_t flushMb) {
+  InUse use(*this);
+  kiln_session_t *session = handle();
+  std::vector<kiln_kernel_timing_t> timings;
+  {
+    py::gil_scoped_release unlocked; // R runs of every kernel behind cache flushes
+    size_t count = 0;
+    check(kiln_session_time_kernels(session, repetitions, flushMb << 20, nullptr, 0, &count));
+    timings.resize(count);
+    check(kiln_session_time_kernels(session, repetitions, flushMb << 20, timings.data(),
+                                    timings.size(), &count));
+  }
+  lastToken_.reset();
+  lastLogprob_.reset();
+  py::list out;
+  for (const kiln_kernel_timing_t &t : timings) {
+    py::dict d;
+    d["kernel"] = t.kernel_name;
+    d["label"] = t.label;
+    d["dispatches"] = t.dispatches;
+    d["bound_bytes"] = t.bound_bytes;
+    d["min_us"] = t.min_us;
+    d["median_us"] = t.median_us;
+    d["estimated_us"] = t.estimated_us;
+    out.append(std::move(d));
+  }
+  return out;
+}
+
 void bindSession(py::module_ &module) {
   py::class_<Session>(module, "Session",
                       "A decoding stream of a plan bound to a weights file on a device.")
@@ -308,6 +337,11 @@ void bindSession(py::module_ &module) {
            "A benchmark start: the next token takes `position` over the state held "
            "(zeroed after reset); the tokens that follow are not the model's.")
       .def("stats", &Session::stats, "Counters and timings (kiln_session_stats).")
+      .def("time_kernels", &Session::timeKernels, py::arg("repetitions") = 20,
+           py::arg("flush_mb") = 256,
+           "Each distinct kernel of the decode program alone, caches flushed before each "
+           "run (kiln_session_time_kernels): a list of dicts in program order. Run a step "
+           "first; reset before decoding again.")
       .def("close", &Session::close, "Frees the device resources now.")
       .def("__enter__", [](Session &s) -> Session & { return s; })
       .def("__exit__", [](Session &s, py::args) { s.close(); })

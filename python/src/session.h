@@ -60,6 +60,8 @@ public:
   void seek(uint32_t position);
   uint32_t position() const;
   pybind11::dict stats() const;
+  /// kiln_session_time_kernels: one dict a distinct kernel of "decode".
+  pybind11::list timeKernels(uint32_t repetitions, uint64_t flushMb);
   std::optional<int32_t> lastToken() const { return lastToken_; }
   std::optional<float> lastLogprob() const { return lastLogprob_; }
   float temperature() const { return temperature_; }

@@ -1,5 +1,6 @@
 """The binding's tokens and log-probs equal kiln-run's exactly on the tiny models."""
 import numpy as np
+import pytest
 
 import kiln
 from conftest import PROMPT, STEPS
@@ -100,6 +101,23 @@ def test_seek_and_robust_kernels(model):
     for mode in ("on", "off"):
         b = kiln.Session(plan, weights=model.weights, robust_kernels=mode)
         assert b.generate(STEPS, prompt=PROMPT) == model.greedy[0]
+
+
+def test_time_kernels(model):
+    # One entry a distinct kernel, in program order; their dispatches add up to the
+    # program's; the session decodes the model's tokens again after a reset.
+    plan = kiln.Plan.load(model.plan)
+    s = kiln.Session(plan, weights=model.weights)
+    s.prefill(PROMPT)
+    kernels = s.time_kernels(repetitions=2, flush_mb=1)
+    assert kernels and len({k["kernel"] for k in kernels}) == len(kernels)
+    assert sum(k["dispatches"] for k in kernels) == s.stats()["dispatches_per_token"]
+    assert all(0 <= k["min_us"] <= k["median_us"] and k["bound_bytes"] > 0 for k in kernels)
+    with pytest.raises(kiln.Error) as e:
+        s.time_kernels(repetitions=0)
+    assert e.value.code == kiln.StatusCode.INVALID_ARGUMENT
+    s.reset()
+    assert s.generate(STEPS, prompt=PROMPT) == model.greedy[0]
 
 
 def test_stop_token_ends_generate_and_the_session_stands_there(model):
