@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "KernelsMode.h"
 
+#include "BenchSupport.h"
+
 #include "kiln/runtime.h"
 
 #include <cstdio>
@@ -17,6 +19,10 @@
 #include <vector>
 
 namespace {
+
+using kiln::bench::fail;
+using kiln::bench::Handles;
+using kiln::bench::parseLong;
 
 const char *kKernelsUsage =
     "usage: kiln-bench kernels PLAN.kplan --weights W.safetensors [options]\n"
@@ -42,11 +48,6 @@ const char *kKernelsUsage =
     "dispatches run the kernel; the total weights each kernel by it (barriers between\n"
     "dispatches not included).\n";
 
-bool kernelsFail(const std::string &message) {
-  std::fprintf(stderr, "kiln-bench: error: %s\n", message.c_str());
-  return false;
-}
-
 struct KernelsArguments {
   std::string plan, weights, output = "md", device;
   long repetitions = 20, flushMb = 256, position = 0;
@@ -54,23 +55,13 @@ struct KernelsArguments {
   bool help = false;
 };
 
-bool parseNumber(const std::string &flag, const char *text, long minimum, long maximum, long &out) {
-  char *end = nullptr;
-  long value = std::strtol(text, &end, 10);
-  if (end == text || *end || value < minimum || value > maximum)
-    return kernelsFail(flag + ": '" + text + "' is not an integer in [" +
-                       std::to_string(minimum) + ", " + std::to_string(maximum) + "]");
-  out = value;
-  return true;
-}
-
 bool parseKernelsArguments(int argc, char **argv, KernelsArguments &args) {
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     const char *text = nullptr;
     auto value = [&]() {
       if (i + 1 >= argc)
-        return kernelsFail(flag + " needs a value");
+        return fail(flag + " needs a value");
       text = argv[++i];
       return true;
     };
@@ -80,60 +71,41 @@ bool parseKernelsArguments(int argc, char **argv, KernelsArguments &args) {
       if (!value()) return false;
       args.weights = text;
     } else if (flag == "-r" || flag == "--repetitions") {
-      if (!value() || !parseNumber(flag, text, 1, 1000, args.repetitions)) return false;
+      if (!value() || !parseLong(flag, text, 1, 1000, args.repetitions)) return false;
     } else if (flag == "--flush-mb") {
-      if (!value() || !parseNumber(flag, text, 0, 4096, args.flushMb)) return false;
+      if (!value() || !parseLong(flag, text, 0, 4096, args.flushMb)) return false;
     } else if (flag == "--position") {
-      if (!value() || !parseNumber(flag, text, 0, 1 << 24, args.position)) return false;
+      if (!value() || !parseLong(flag, text, 0, 1 << 24, args.position)) return false;
     } else if (flag == "-o" || flag == "--output") {
       if (!value()) return false;
       args.output = text;
       if (args.output != "md" && args.output != "csv")
-        return kernelsFail("--output: expected md or csv, got '" + args.output + "'");
+        return fail("--output: expected md or csv, got '" + args.output + "'");
     } else if (flag == "--read-bandwidth") {
       if (!value()) return false;
       char *end = nullptr;
       args.readBandwidth = std::strtod(text, &end);
       if (end == text || *end || !(args.readBandwidth > 0))
-        return kernelsFail("--read-bandwidth: '" + std::string(text) + "' is not a positive number");
+        return fail("--read-bandwidth: '" + std::string(text) + "' is not a positive number");
     } else if (flag == "--device") {
       if (!value()) return false;
       args.device = text;
     } else if (!flag.empty() && flag[0] == '-') {
-      return kernelsFail("unknown option '" + flag + "' (see kiln-bench kernels --help)");
+      return fail("unknown option '" + flag + "' (see kiln-bench kernels --help)");
     } else if (args.plan.empty()) {
       args.plan = flag;
     } else {
-      return kernelsFail("kernels takes one plan, got '" + args.plan + "' and '" + flag + "'");
+      return fail("kernels takes one plan, got '" + args.plan + "' and '" + flag + "'");
     }
   }
   if (args.help)
     return true;
   if (args.plan.empty())
-    return kernelsFail("no plan given (see kiln-bench kernels --help)");
+    return fail("no plan given (see kiln-bench kernels --help)");
   if (args.weights.empty())
-    return kernelsFail("--weights is required");
+    return fail("--weights is required");
   return true;
 }
-
-struct Handles {
-  kiln_instance_t *instance = nullptr;
-  kiln_plan_t *plan = nullptr;
-  kiln_session_t *session = nullptr;
-  ~Handles() {
-    kiln_session_release(session);
-    kiln_plan_release(plan);
-    kiln_instance_release(instance);
-  }
-  bool check(kiln_status_t status, const std::string &what) {
-    if (!status)
-      return true;
-    kernelsFail(what + ": " + kiln_status_code_name(kiln_status_code(status)) + ": " +
-                kiln_status_message(status));
-    kiln_status_free(status);
-    return false;
-  }
-};
 
 std::string csvField(const char *text) {
   std::string out = "\"";
@@ -175,7 +147,7 @@ int runKernelsMode(int argc, char **argv) {
       !h.check(kiln_plan_info(h.plan, &info), "plan info"))
     return 1;
   if (static_cast<uint64_t>(args.position) + 1 > info.max_position) {
-    kernelsFail("--position " + std::to_string(args.position) + " passes the plan's max_position " +
+    fail("--position " + std::to_string(args.position) + " passes the plan's max_position " +
                 std::to_string(info.max_position));
     return 1;
   }

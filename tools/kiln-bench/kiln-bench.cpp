@@ -8,6 +8,7 @@
 // device's streaming read bandwidth when given. Only the C API.
 //
 //===----------------------------------------------------------------------===//
+#include "BenchSupport.h"
 #include "KernelsMode.h"
 
 #include "kiln/runtime.h"
@@ -64,20 +65,8 @@ struct Arguments {
   bool seek = false;
 };
 
-bool fail(const std::string &message) {
-  std::fprintf(stderr, "kiln-bench: error: %s\n", message.c_str());
-  return false;
-}
-
-bool parseLong(const std::string &flag, const char *text, long minimum, long maximum, long &out) {
-  char *end = nullptr;
-  long value = std::strtol(text, &end, 10);
-  if (end == text || *end || value < minimum || value > maximum)
-    return fail(flag + ": '" + text + "' is not an integer in [" + std::to_string(minimum) +
-                ", " + std::to_string(maximum) + "]");
-  out = value;
-  return true;
-}
+using kiln::bench::fail;
+using kiln::bench::parseLong;
 
 bool parseArguments(int argc, char **argv, Arguments &args) {
   for (int i = 1; i < argc; ++i) {
@@ -168,25 +157,7 @@ struct Row {
   bool generation = false;
 };
 
-// Holds the C API's handles; reports a status once.
-struct Bench {
-  kiln_instance_t *instance = nullptr;
-  kiln_plan_t *plan = nullptr;
-  kiln_session_t *session = nullptr;
-  ~Bench() {
-    kiln_session_release(session);
-    kiln_plan_release(plan);
-    kiln_instance_release(instance);
-  }
-  bool check(kiln_status_t status, const std::string &what) {
-    if (!status)
-      return true;
-    fail(what + ": " + kiln_status_code_name(kiln_status_code(status)) + ": " +
-         kiln_status_message(status));
-    kiln_status_free(status);
-    return false;
-  }
-};
+using Bench = kiln::bench::Handles;
 
 using Clock = std::chrono::steady_clock;
 
