@@ -34,14 +34,19 @@ uint64_t LoadedPlan::bytesPerCall(const kp::Program &program) const {
   uint64_t total = 0;
   if (!program.dispatches())
     return 0;
-  for (const kp::Dispatch *dispatch : *program.dispatches()) {
-    const kp::Kernel *kernel = root_->kernels()->Get(dispatch->kernel());
-    if (!kernel->bindings())
-      continue;
-    for (const kp::Binding *binding : *kernel->bindings()) {
-      uint64_t size = root_->buffers()->Get(binding->buffer())->byte_size();
-      total += binding->byte_range() ? binding->byte_range() : size - binding->byte_offset();
-    }
+  for (const kp::Dispatch *dispatch : *program.dispatches())
+    total += boundBytes(dispatch->kernel());
+  return total;
+}
+
+uint64_t LoadedPlan::boundBytes(uint32_t kernel) const {
+  const kp::Kernel *k = root_->kernels()->Get(kernel);
+  uint64_t total = 0;
+  if (!k->bindings())
+    return 0;
+  for (const kp::Binding *binding : *k->bindings()) {
+    uint64_t size = root_->buffers()->Get(binding->buffer())->byte_size();
+    total += binding->byte_range() ? binding->byte_range() : size - binding->byte_offset();
   }
   return total;
 }

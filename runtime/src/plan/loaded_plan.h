@@ -31,6 +31,9 @@ public:
   /// Device bytes one call of `program` moves: the plan's estimate, else the sum of the
   /// ranges its dispatches bind.
   uint64_t bytesPerCall(const kiln::plan::Program &program) const;
+  /// The bytes kernel `kernel`'s bindings cover (whole ranges: an upper bound of
+  /// what one dispatch of it reads and writes).
+  uint64_t boundBytes(uint32_t kernel) const;
 
 private:
   LoadedPlan() = default;

@@ -15,20 +15,9 @@ namespace {
 
 constexpr uint64_t kTimerFenceTimeoutNs = 300ull * 1000000000ull;
 
-uint64_t boundBytes(const kp::Kernel &kernel, const std::vector<uint64_t> &bufferSizes) {
-  uint64_t bytes = 0;
-  if (!kernel.bindings())
-    return 0;
-  for (const kp::Binding *binding : *kernel.bindings()) {
-    const uint64_t size = binding->buffer() < bufferSizes.size() ? bufferSizes[binding->buffer()] : 0;
-    const uint64_t offset = std::min(binding->byte_offset(), size);
-    bytes += binding->byte_range() ? binding->byte_range() : size - offset;
-  }
-  return bytes;
-}
-
 /// One repetition: the cache-evicting fill, a barrier behind it and the dispatch
-/// before, then the dispatch between two timestamps.
+/// before, then the dispatch between two timestamps (around its binds too, as the
+/// profile records them).
 void recordRun(VkCommandBuffer cb, vk::CommandBuffer &commands, const kp::Dispatch &dispatch,
                const RecordInputs &inputs, VkBuffer flush, uint64_t flushBytes, uint32_t run,
                vk::TimestampQueries &timestamps, uint32_t query) {
@@ -40,26 +29,16 @@ void recordRun(VkCommandBuffer cb, vk::CommandBuffer &commands, const kp::Dispat
                        VK_PIPELINE_STAGE_TRANSFER_BIT,
                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
                        VK_ACCESS_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
-  const uint32_t k = dispatch.kernel();
-  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, inputs.pipelines[k]);
-  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, inputs.layouts[k], 0, 1,
-                          &inputs.sets[k], 0, nullptr);
-  if (dispatch.push_constants() && dispatch.push_constants()->size())
-    vkCmdPushConstants(cb, inputs.layouts[k], VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                       dispatch.push_constants()->size() * 4, dispatch.push_constants()->data());
   timestamps.recordWrite(cb, query);
-  if (dispatch.grid_mode() == kp::GridMode::Indirect)
-    vkCmdDispatchIndirect(cb, inputs.buffers[dispatch.indirect_buffer()], dispatch.indirect_offset());
-  else
-    vkCmdDispatch(cb, dispatch.grid()->x(), dispatch.grid()->y(), dispatch.grid()->z());
+  recordDispatch(cb, dispatch, inputs);
   timestamps.recordWrite(cb, query + 1);
 }
 
 } // namespace
 
-Status timeKernels(const vk::Device &device, const kp::Plan &plan, const kp::Program &program,
-                   const RecordInputs &inputs, const std::vector<uint64_t> &bufferSizes,
-                   uint32_t repetitions, uint64_t flushBytes, std::vector<KernelTiming> &out) {
+Status timeKernels(const vk::Device &device, const LoadedPlan &plan, const kp::Program &program,
+                   const RecordInputs &inputs, uint32_t repetitions, uint64_t flushBytes,
+                   std::vector<KernelTiming> &out) {
   out.clear();
   if (device.physical().timestampValidBits == 0)
     return unavailable("time kernels: the device has no timestamps on its compute queue");
@@ -74,7 +53,7 @@ Status timeKernels(const vk::Device &device, const kp::Plan &plan, const kp::Pro
       KernelTiming timing;
       timing.kernel = dispatch->kernel();
       timing.firstDispatch = d;
-      timing.boundBytes = boundBytes(*plan.kernels()->Get(dispatch->kernel()), bufferSizes);
+      timing.boundBytes = plan.boundBytes(dispatch->kernel());
       timing.estimatedUs = dispatch->estimated_us();
       out.push_back(std::move(timing));
     }

@@ -6,6 +6,7 @@
 #ifndef KILN_RUNTIME_SESSION_KERNEL_TIMER_H
 #define KILN_RUNTIME_SESSION_KERNEL_TIMER_H
 
+#include "plan/loaded_plan.h"
 #include "session/recorder.h"
 #include "vulkan/device.h"
 
@@ -25,12 +26,10 @@ struct KernelTiming {
   std::vector<double> runsMs;   // one a repetition
 };
 
-/// `bufferSizes` by plan buffer index (for whole-buffer bindings). A flush of 0 bytes
-/// records no fill.
-Status timeKernels(const vk::Device &device, const kiln::plan::Plan &plan,
+/// A flush of 0 bytes records no fill.
+Status timeKernels(const vk::Device &device, const LoadedPlan &plan,
                    const kiln::plan::Program &program, const RecordInputs &inputs,
-                   const std::vector<uint64_t> &bufferSizes, uint32_t repetitions,
-                   uint64_t flushBytes, std::vector<KernelTiming> &out);
+                   uint32_t repetitions, uint64_t flushBytes, std::vector<KernelTiming> &out);
 
 } // namespace kiln::rt
 

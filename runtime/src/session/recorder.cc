@@ -9,6 +9,20 @@ constexpr VkAccessFlags kShaderAccess = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SH
 
 } // namespace
 
+void recordDispatch(VkCommandBuffer cb, const kp::Dispatch &dispatch, const RecordInputs &inputs) {
+  const uint32_t k = dispatch.kernel();
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, inputs.pipelines[k]);
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, inputs.layouts[k], 0, 1,
+                          &inputs.sets[k], 0, nullptr);
+  if (dispatch.push_constants() && dispatch.push_constants()->size())
+    vkCmdPushConstants(cb, inputs.layouts[k], VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                       dispatch.push_constants()->size() * 4, dispatch.push_constants()->data());
+  if (dispatch.grid_mode() == kp::GridMode::Indirect)
+    vkCmdDispatchIndirect(cb, inputs.buffers[dispatch.indirect_buffer()], dispatch.indirect_offset());
+  else
+    vkCmdDispatch(cb, dispatch.grid()->x(), dispatch.grid()->y(), dispatch.grid()->z());
+}
+
 void recordProgramBody(vk::CommandBuffer &commands, const kp::Plan &plan,
                        const kp::Program &program, const RecordInputs &inputs,
                        vk::TimestampQueries *timestamps, bool withReadback,
@@ -29,7 +43,6 @@ void recordProgramBody(vk::CommandBuffer &commands, const kp::Plan &plan,
   if (program.dispatches()) {
     for (size_t d = 0; d < program.dispatches()->size(); ++d) {
       const kp::Dispatch *dispatch = program.dispatches()->Get(d);
-      const uint32_t k = dispatch->kernel();
       // The first dispatch is already ordered by the entry barrier.
       // Only an indirect dispatch waits at the draw-indirect stage: adding it to
       // every barrier makes each one drain the command front end as well.
@@ -43,18 +56,7 @@ void recordProgramBody(vk::CommandBuffer &commands, const kp::Plan &plan,
       }
       if (timestamps)
         timestamps->recordWrite(cb, query++);
-      vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, inputs.pipelines[k]);
-      vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, inputs.layouts[k], 0, 1,
-                              &inputs.sets[k], 0, nullptr);
-      if (dispatch->push_constants() && dispatch->push_constants()->size())
-        vkCmdPushConstants(cb, inputs.layouts[k], VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                           dispatch->push_constants()->size() * 4,
-                           dispatch->push_constants()->data());
-      if (dispatch->grid_mode() == kp::GridMode::Indirect)
-        vkCmdDispatchIndirect(cb, inputs.buffers[dispatch->indirect_buffer()],
-                              dispatch->indirect_offset());
-      else
-        vkCmdDispatch(cb, dispatch->grid()->x(), dispatch->grid()->y(), dispatch->grid()->z());
+      recordDispatch(cb, *dispatch, inputs);
       if (timestamps)
         timestamps->recordWrite(cb, query++);
       ++counts.dispatches;

@@ -39,6 +39,11 @@ void recordProgramBody(vk::CommandBuffer &commands, const kiln::plan::Plan &plan
                        vk::TimestampQueries *perDispatch, bool withReadback,
                        RecordCounts &counts);
 
+/// Binds `dispatch`'s pipeline, descriptor set and push constants, and records the
+/// dispatch (direct, or indirect from its buffer).
+void recordDispatch(VkCommandBuffer commands, const kiln::plan::Dispatch &dispatch,
+                    const RecordInputs &inputs);
+
 /// `timestamps` must hold the queries `mode` writes (none, 2 per dispatch, or 2).
 /// `repeat` records the program that many times back to back (a benchmark of GPU
 /// work without the host between tokens: every copy runs at the same position).

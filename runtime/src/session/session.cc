@@ -642,12 +642,9 @@ Status Session::timeKernels(uint32_t repetitions, uint64_t flushBytes, kiln_kern
   if (repetitions < 1 || repetitions > 1000)
     return invalidArgument("time kernels: repetitions " + std::to_string(repetitions) +
                            " is not in [1, 1000]");
-  std::vector<uint64_t> sizes;
-  for (const auto &buffer : buffers_)
-    sizes.push_back(buffer->byteSize());
   std::vector<KernelTiming> timings;
-  KILN_RETURN_IF_ERROR(kiln::rt::timeKernels(device_, plan_.root(), plan_.decode(), recordInputs_,
-                                             sizes, repetitions, flushBytes, timings));
+  KILN_RETURN_IF_ERROR(kiln::rt::timeKernels(device_, plan_, plan_.decode(), recordInputs_,
+                                             repetitions, flushBytes, timings));
   const kp::Plan &plan = plan_.root();
   timedLabels_.clear();
   for (const KernelTiming &t : timings) {
