@@ -4,6 +4,7 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace py = pybind11;
@@ -261,11 +262,15 @@ py::list Session::timeKernels(uint32_t repetitions, uint64_t flushMb) {
   std::vector<kiln_kernel_timing_t> timings;
   {
     py::gil_scoped_release unlocked; // R runs of every kernel behind cache flushes
+    // One call (each times every kernel anew): no more distinct kernels than
+    // dispatches a token.
+    kiln_session_stats_t stats{};
+    check(kiln_session_stats(session, &stats));
+    timings.resize(stats.dispatches_per_token);
     size_t count = 0;
-    check(kiln_session_time_kernels(session, repetitions, flushMb << 20, nullptr, 0, &count));
-    timings.resize(count);
     check(kiln_session_time_kernels(session, repetitions, flushMb << 20, timings.data(),
                                     timings.size(), &count));
+    timings.resize(std::min(count, timings.size()));
   }
   lastToken_.reset();
   lastLogprob_.reset();

@@ -20,6 +20,9 @@ bool fail(const std::string &message);
 bool parseLong(const std::string &flag, const char *text, long minimum, long maximum,
                long &out);
 
+/// `text` as a positive number, else an error naming `flag`.
+bool parsePositive(const std::string &flag, const char *text, double &out);
+
 /// The C API's handles, released in order; check() reports a status once.
 struct Handles {
   kiln_instance_t *instance = nullptr;
@@ -30,6 +33,9 @@ struct Handles {
   Handles &operator=(const Handles &) = delete;
   ~Handles();
   bool check(kiln_status_t status, const std::string &what);
+  /// An instance on `device` (an index, a name substring, or empty: the
+  /// runtime's choice, env KILN_DEVICE) and the plan at `planPath` on it.
+  bool load(const std::string &device, const std::string &planPath);
 };
 
 } // namespace kiln::bench

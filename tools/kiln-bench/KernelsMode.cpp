@@ -13,8 +13,8 @@
 
 #include "kiln/runtime.h"
 
+#include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -23,6 +23,7 @@ namespace {
 using kiln::bench::fail;
 using kiln::bench::Handles;
 using kiln::bench::parseLong;
+using kiln::bench::parsePositive;
 
 const char *kKernelsUsage =
     "usage: kiln-bench kernels PLAN.kplan --weights W.safetensors [options]\n"
@@ -82,11 +83,7 @@ bool parseKernelsArguments(int argc, char **argv, KernelsArguments &args) {
       if (args.output != "md" && args.output != "csv")
         return fail("--output: expected md or csv, got '" + args.output + "'");
     } else if (flag == "--read-bandwidth") {
-      if (!value()) return false;
-      char *end = nullptr;
-      args.readBandwidth = std::strtod(text, &end);
-      if (end == text || *end || !(args.readBandwidth > 0))
-        return fail("--read-bandwidth: '" + std::string(text) + "' is not a positive number");
+      if (!value() || !parsePositive(flag, text, args.readBandwidth)) return false;
     } else if (flag == "--device") {
       if (!value()) return false;
       args.device = text;
@@ -125,19 +122,7 @@ int runKernelsMode(int argc, char **argv) {
     return 0;
   }
   Handles h;
-  kiln_instance_options_t instanceOptions;
-  kiln_instance_options_init(&instanceOptions);
-  if (!args.device.empty()) {
-    char *end = nullptr;
-    long device = std::strtol(args.device.c_str(), &end, 10);
-    if (*end)
-      instanceOptions.device_name = args.device.c_str();
-    else
-      instanceOptions.device_index = static_cast<int32_t>(device);
-  }
-  if (!h.check(kiln_instance_create(&instanceOptions, &h.instance), "device") ||
-      !h.check(kiln_plan_load_file(h.instance, args.plan.c_str(), &h.plan),
-               "plan '" + args.plan + "'"))
+  if (!h.load(args.device, args.plan))
     return 1;
   kiln_session_options_t options;
   kiln_session_options_init(&options);
@@ -158,18 +143,16 @@ int runKernelsMode(int argc, char **argv) {
   kiln_step_result_t result{};
   if (!h.check(kiln_session_step(h.session, token, &result), "decode step"))
     return 1;
+  // One call: each one times every kernel anew, and a plan has no more distinct
+  // kernels than kernels.
   size_t count = 0;
-  if (!h.check(kiln_session_time_kernels(h.session, static_cast<uint32_t>(args.repetitions),
-                                         static_cast<uint64_t>(args.flushMb) << 20, nullptr, 0,
-                                         &count),
-               "time kernels"))
-    return 1;
-  std::vector<kiln_kernel_timing_t> timings(count);
+  std::vector<kiln_kernel_timing_t> timings(info.kernel_count);
   if (!h.check(kiln_session_time_kernels(h.session, static_cast<uint32_t>(args.repetitions),
                                          static_cast<uint64_t>(args.flushMb) << 20,
                                          timings.data(), timings.size(), &count),
                "time kernels"))
     return 1;
+  timings.resize(std::min(count, timings.size()));
   const bool csv = args.output == "csv";
   std::printf(csv ? "kernel,label,dispatches,bound_bytes,min_us,median_us,gb_per_second,"
                     "bandwidth_share_percent,estimated_us\n"

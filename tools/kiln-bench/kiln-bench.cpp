@@ -17,7 +17,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -67,6 +66,7 @@ struct Arguments {
 
 using kiln::bench::fail;
 using kiln::bench::parseLong;
+using kiln::bench::parsePositive;
 
 bool parseArguments(int argc, char **argv, Arguments &args) {
   for (int i = 1; i < argc; ++i) {
@@ -119,11 +119,7 @@ bool parseArguments(int argc, char **argv, Arguments &args) {
       if (args.plot.size() < 4 || args.plot.compare(args.plot.size() - 4, 4, ".svg") != 0)
         return fail("--plot: '" + args.plot + "' must end in .svg");
     } else if (flag == "--read-bandwidth") {
-      if (!value()) return false;
-      char *end = nullptr;
-      args.readBandwidth = std::strtod(text, &end);
-      if (end == text || *end || !(args.readBandwidth > 0))
-        return fail("--read-bandwidth: '" + std::string(text) + "' is not a positive number");
+      if (!value() || !parsePositive(flag, text, args.readBandwidth)) return false;
     } else if (flag == "--device") {
       if (!value()) return false;
       args.device = text;
@@ -194,21 +190,9 @@ bool timeOnce(Bench &bench, bool generation, long tokens, long at, bool seek, ui
 
 bool benchPlan(const Arguments &args, size_t index, std::vector<Row> &rows) {
   Bench bench;
-  kiln_instance_options_t instanceOptions;
-  kiln_instance_options_init(&instanceOptions);
-  if (!args.device.empty()) {
-    char *end = nullptr;
-    long device = std::strtol(args.device.c_str(), &end, 10);
-    if (*end)
-      instanceOptions.device_name = args.device.c_str();
-    else
-      instanceOptions.device_index = static_cast<int32_t>(device);
-  }
   const std::string &planPath = args.plans[index];
   const std::string &weights = args.weights[args.weights.size() == 1 ? 0 : index];
-  if (!bench.check(kiln_instance_create(&instanceOptions, &bench.instance), "device") ||
-      !bench.check(kiln_plan_load_file(bench.instance, planPath.c_str(), &bench.plan),
-                   "plan '" + planPath + "'"))
+  if (!bench.load(args.device, planPath))
     return false;
   kiln_session_options_t options;
   kiln_session_options_init(&options);

@@ -298,7 +298,9 @@ typedef struct kiln_kernel_timing_t {
  * kernels read whatever the buffers hold: run a step first so that they hold a token's
  * values. The state the kernels write is then not a model's: reset the session before
  * decoding again. Writes up to `capacity` entries in program order of first use and
- * their number into *out_count. UNAVAILABLE without device timestamps. */
+ * their number into *out_count. Every call times the kernels anew: size `out_entries`
+ * by kiln_plan_info's kernel_count (an upper bound) rather than calling twice.
+ * UNAVAILABLE without device timestamps. */
 kiln_status_t kiln_session_time_kernels(kiln_session_t* session, uint32_t repetitions,
                                         uint64_t flush_bytes, kiln_kernel_timing_t* out_entries,
                                         size_t capacity, size_t* out_count);
