@@ -105,6 +105,7 @@ LogicalResult buildKilnPipeline(OpPassManager &pm, const KilnPipelineOptions &op
     gpu.matvecRowsPerItem = options.matvecRowsPerItem;
     gpu.matvecGroupsPerThread = options.matvecGroupsPerThread;
     gpu.matvecLoadsInFlight = options.matvecLoadsInFlight;
+    gpu.matvecSubgroupItems = options.matvecSubgroupItems;
     pm.addPass(createConvertStageToGPU(gpu));
   }
   return success();

@@ -111,6 +111,13 @@ static cl::opt<int64_t> matvecLoadsInFlight(
     cl::desc("tuning: 16-byte weight loads a mat-vec thread issues before their arithmetic "
              "(rows x groups; default 0: 8)"),
     cl::init(0), cl::cat(kilnCategory));
+static cl::opt<std::string> matvecItems(
+    "matvec-items",
+    cl::desc("tuning: what computes one mat-vec item (its rows x one chunk): workgroup (its "
+             "threads side by side, one workgroup reduction) | subgroup (a subgroup an item, "
+             "a subgroup reduction and no barrier; needs subgroup arithmetic, else "
+             "workgroup) (default workgroup)"),
+    cl::init("workgroup"), cl::cat(kilnCategory));
 
 static cl::opt<int64_t> reduceWorkgroupSize(
     "reduce-workgroup-size",
@@ -276,6 +283,9 @@ int main(int argc, char **argv) {
     return fail("--matvec-loads-in-flight must be in [0, 64] (0: the default, 8)");
   pipeline.matvecGroupsPerThread = matvecGroupsPerThread;
   pipeline.matvecLoadsInFlight = matvecLoadsInFlight;
+  if (matvecItems != "workgroup" && matvecItems != "subgroup")
+    return fail("--matvec-items must be workgroup or subgroup, not '" + matvecItems + "'");
+  pipeline.matvecSubgroupItems = matvecItems == "subgroup";
 
   DialectRegistry registry;
   registry.insert<kiln::graph::KilnDialect, ::kiln::stage::StageDialect, func::FuncDialect,

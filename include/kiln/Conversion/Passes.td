@@ -67,7 +67,9 @@ def ConvertStageToGPU : Pass<"convert-stage-to-gpu", "::mlir::ModuleOp"> {
     Option<"matvecGroupsPerThread", "matvec-groups-per-thread", "int64_t", /*default=*/"0",
            "16-byte weight groups a mat-vec thread reads per row (sets the workgroup size); 0: by format">,
     Option<"matvecLoadsInFlight", "matvec-loads-in-flight", "int64_t", /*default=*/"0",
-           "16-byte weight loads a mat-vec thread issues before their arithmetic; 0: the default">
+           "16-byte weight loads a mat-vec thread issues before their arithmetic; 0: the default">,
+    Option<"matvecSubgroupItems", "matvec-subgroup-items", "bool", /*default=*/"false",
+           "A subgroup computes each mat-vec item (subgroup reduction only) instead of a workgroup; needs subgroup-reduce">
   ];
 }
 

@@ -39,6 +39,7 @@ struct KilnPipelineOptions {
   int64_t matvecRowsPerItem = 0;
   int64_t matvecGroupsPerThread = 0;
   int64_t matvecLoadsInFlight = 0;
+  bool matvecSubgroupItems = false;
   /// --kiln-fuse-dispatches before convert-stage-to-gpu (docs/fusion.md);
   /// false keeps one stage per dispatch (estimates are still annotated).
   bool fusion = true;

@@ -397,6 +397,7 @@ struct ConvertStageToGPUPass
     options.matvecRowsPerItem = matvecRowsPerItem;
     options.matvecGroupsPerThread = matvecGroupsPerThread;
     options.matvecLoadsInFlight = matvecLoadsInFlight;
+    options.matvecSubgroupItems = matvecSubgroupItems;
     if (failed(convertStagesToGPU(getOperation(), options)))
       signalPassFailure();
   }

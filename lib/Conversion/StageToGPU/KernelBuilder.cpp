@@ -401,12 +401,36 @@ SmallVector<Value> KernelBuilder::reduceMany(ValueRange partials, ReduceKind kin
 }
 
 Value KernelBuilder::pickByThread(ArrayRef<Value> values) {
-  Value tid = threadId();
+  return pickBy(threadId(), values);
+}
+
+Value KernelBuilder::pickBy(Value id, ArrayRef<Value> values) {
   Value picked = values.front();
   for (int64_t i = 1; i < static_cast<int64_t>(values.size()); ++i)
-    picked = select(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, index(i)),
+    picked = select(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, id, index(i)),
                     values[i], picked);
   return picked;
+}
+
+Value KernelBuilder::laneId() {
+  return gpu::LaneIdOp::create(b, loc, /*upper_bound=*/nullptr);
+}
+Value KernelBuilder::subgroupSize() {
+  return gpu::SubgroupSizeOp::create(b, loc, /*upper_bound=*/nullptr);
+}
+Value KernelBuilder::subgroupId() {
+  return gpu::SubgroupIdOp::create(b, loc, /*upper_bound=*/nullptr);
+}
+Value KernelBuilder::numSubgroups() {
+  return gpu::NumSubgroupsOp::create(b, loc, /*upper_bound=*/nullptr);
+}
+
+SmallVector<Value> KernelBuilder::subgroupSumMany(ValueRange partials) {
+  SmallVector<Value> totals;
+  for (Value partial : partials)
+    totals.push_back(gpu::SubgroupReduceOp::create(b, loc, partial, gpu::AllReduceOperation::ADD,
+                                                   /*uniform=*/false));
+  return totals;
 }
 
 std::pair<Value, Value> KernelBuilder::decodeHalves(Value words) {

@@ -185,6 +185,17 @@ public:
   /// values[t] in thread t < values.size() (thread r of a row item takes row
   /// r's total), values[0] elsewhere.
   mlir::Value pickByThread(llvm::ArrayRef<mlir::Value> values);
+  /// values[id] where id < values.size(), values[0] elsewhere.
+  mlir::Value pickBy(mlir::Value id, llvm::ArrayRef<mlir::Value> values);
+
+  // Subgroups (sizes read at run time, never assumed).
+  mlir::Value laneId();
+  mlir::Value subgroupSize();
+  mlir::Value subgroupId();
+  mlir::Value numSubgroups();
+  /// Sums of several f32 over this subgroup alone (no barrier, no workgroup
+  /// memory); every lane gets every result. Needs subgroup arithmetic.
+  llvm::SmallVector<mlir::Value> subgroupSumMany(mlir::ValueRange partials);
   void barrier();
   /// A workgroup memory buffer of `size` f32 (a workgroup attribution).
   mlir::Value workgroupBuffer(int64_t size);
@@ -241,6 +252,16 @@ void buildRowEpilogueKernel(llvm::ArrayRef<stage::MatVecOp> ops, KernelBuilder &
                             const std::function<void(mlir::Value row)> &epilogue);
 /// 16-byte loads a mat-vec thread keeps in flight (rows x unrolled groups).
 constexpr int64_t kMatVecLoadsInFlight = 8;
+/// Whether mat-vec items go to subgroups (StageToGPUOptions::
+/// matvecSubgroupItems, where the target has subgroup arithmetic).
+bool subgroupItems(const StageToGPUOptions &o);
+/// Threads of a mat-vec workgroup whose subgroups take items (at most the
+/// reduce workgroup size).
+constexpr int64_t kSubgroupItemsWorkgroupSize = 128;
+/// The subgroup size a subgroup-item grid is sized for. Only the grid
+/// depends on it: the kernel reads the real size and count, and walks
+/// whatever items its grid leaves.
+constexpr int64_t kPlannedSubgroupSize = 32;
 
 /// This thread's partial Σ_c W[row][c] · x(c) of each of `rows` (packed
 /// rows of `weight`) over groups start, start + step, ... below `end`; add
@@ -264,7 +285,7 @@ stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format, int64_t columns,
 llvm::SmallVector<mlir::Value>
 stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format, int64_t columns,
                llvm::ArrayRef<std::pair<mlir::Value, mlir::Value>> rows, mlir::Value start,
-               mlir::Value end, int64_t step,
+               mlir::Value end, mlir::Value step,
                llvm::ArrayRef<std::function<mlir::Value(mlir::Value)>> inputs,
                llvm::ArrayRef<unsigned> inputOf, int64_t loadsInFlight);
 KernelShape shapeOfElementwise(mlir::Operation *op, const StageToGPUOptions &o);

@@ -17,6 +17,7 @@
 #include "KernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -60,13 +61,13 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
                                   const std::function<Value(Value)> &input,
                                   int64_t loadsInFlight) {
   SmallVector<unsigned> inputOf(rows.size(), 0);
-  return stridedRowDots(kb, format, columns, rows, start, end, step, {input}, inputOf,
+  return stridedRowDots(kb, format, columns, rows, start, end, kb.index(step), {input}, inputOf,
                         loadsInFlight);
 }
 
 SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
                                   int64_t columns, ArrayRef<std::pair<Value, Value>> rows,
-                                  Value start, Value end, int64_t step,
+                                  Value start, Value end, Value step,
                                   ArrayRef<std::function<Value(Value)>> inputs,
                                   ArrayRef<unsigned> inputOf, int64_t loadsInFlight) {
   OpBuilder &b = kb.b;
@@ -76,12 +77,22 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
   Value zero = arith::ConstantOp::create(b,
       kb.loc, DenseElementsAttr::get(vecF32, b.getF32FloatAttr(0.0f)));
   Value span = kb.select(kb.ult(start, end), kb.sub(end, start), kb.index(0));
-  Value groupCount = kb.div(kb.add(span, kb.index(step - 1)), kb.index(step));
+  // step·n: a constant where the step is one (the workgroup walks), so
+  // those kernels keep their folded index arithmetic.
+  std::optional<int64_t> constantStep = getConstantIntValue(step);
+  auto times = [&](int64_t n) {
+    if (n == 1)
+      return step;
+    return constantStep ? kb.index(*constantStep * n) : kb.mul(step, kb.index(n));
+  };
+  Value roundUp = kb.add(
+      span, constantStep ? kb.index(*constantStep - 1) : kb.sub(step, kb.index(1)));
+  Value groupCount = kb.div(roundUp, times(1));
   auto body = [&](Value base, int64_t groups, ValueRange carried) {
     SmallVector<Value> groupIds;
     SmallVector<SmallVector<Value>> words(groups);
     for (int64_t u = 0; u < groups; ++u) {
-      groupIds.push_back(kb.add(base, kb.index(u * step)));
+      groupIds.push_back(kb.add(base, times(u)));
       for (auto [weight, row] : rows)
         words[u].push_back(kb.load(weight, {row, groupIds.back()}));
     }
@@ -100,12 +111,12 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
   SmallVector<Value> acc = kb.forLoop(
       kb.index(0), blocks, kb.index(1), init,
       [&](Value k, ValueRange carried) -> SmallVector<Value> {
-        return body(kb.add(start, kb.mul(k, kb.index(unroll * step))), unroll, carried);
+        return body(kb.add(start, kb.mul(k, times(unroll))), unroll, carried);
       });
   if (unroll > 1)
     acc = kb.forLoop(kb.mul(blocks, kb.index(unroll)), groupCount, kb.index(1), acc,
                      [&](Value r, ValueRange carried) -> SmallVector<Value> {
-                       return body(kb.add(start, kb.mul(r, kb.index(step))), 1, carried);
+                       return body(kb.add(start, kb.mul(r, times(1))), 1, carried);
                      });
   SmallVector<Value> dots;
   for (Value v : acc)
@@ -113,7 +124,24 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
   return dots;
 }
 
+bool subgroupItems(const StageToGPUOptions &o) {
+  return o.matvecSubgroupItems && o.subgroupReduce;
+}
+
+/// Workgroups of a mat-vec's grid for `items` items.
+static int64_t gridFor(int64_t items, int64_t workgroupSize, const StageToGPUOptions &o) {
+  if (subgroupItems(o))
+    items = ceilDiv(items, std::max<int64_t>(1, workgroupSize / kPlannedSubgroupSize));
+  return std::min(items, kMaxGridWorkgroups);
+}
+
 KernelShape shapeOf(stage::MatVecOp op, const StageToGPUOptions &o) {
+  int64_t items = ceilDiv(op.getRows(), rowsPerItem(op.getFormat(), op.getRows(), o)) *
+                  op.getSplitK();
+  if (subgroupItems(o)) {
+    int64_t size = std::min<int64_t>(kSubgroupItemsWorkgroupSize, o.reduceWorkgroupSize);
+    return {size, gridFor(items, size, o)};
+  }
   int64_t groups = memrefSize(op.getWeight(), 1);
   int64_t perChunk = ceilDiv(groups, op.getSplitK());
   // About groupsPerThread groups a thread and row, within [32, reduce size]: every thread busy on a row, few enough partials that the closing
@@ -121,8 +149,7 @@ KernelShape shapeOf(stage::MatVecOp op, const StageToGPUOptions &o) {
   int64_t groupsPerThread = matvecShapeFor(op.getFormat(), o).second;
   int64_t size = std::max<int64_t>(32, llvm::PowerOf2Ceil(ceilDiv(perChunk, groupsPerThread)));
   size = std::min<int64_t>(size, o.reduceWorkgroupSize);
-  int64_t items = ceilDiv(op.getRows(), rowsPerItem(op.getFormat(), op.getRows(), o)) * op.getSplitK();
-  return {size, std::min(items, kMaxGridWorkgroups)};
+  return {size, gridFor(items, size, o)};
 }
 
 namespace {
@@ -133,7 +160,7 @@ public:
   /// reuses when it normalises the same input the same way.
   MatVecRows(stage::MatVecOp op, KernelBuilder &kb, int64_t rowsPerItem,
              ArrayRef<MatVecRows> earlier = {})
-      : op(op), kb(kb), rowsPerItem(rowsPerItem) {
+      : op(op), kb(kb), rowsPerItem(rowsPerItem), bySubgroup(subgroupItems(kb.options())) {
     rows = op.getRows();
     splitK = op.getSplitK();
     groups = memrefSize(op.getWeight(), 1);
@@ -249,9 +276,10 @@ public:
       }
     }
     const MatVecRows &first = matvecs.front();
+    Value start = first.kb.add(items.front().first, first.member());
+    Value step = first.members();
     return stridedRowDots(first.kb, first.op.getFormat(), first.op.getColumns(), weightRows,
-                          first.kb.add(items.front().first, first.kb.threadId()),
-                          items.front().end, first.kb.getWorkgroupSize(), inputs, inputOfRow,
+                          start, items.front().end, step, inputs, inputOfRow,
                           first.loadsInFlight());
   }
 
@@ -260,11 +288,35 @@ public:
     return set > 0 ? set : kMatVecLoadsInFlight;
   }
 
-  /// Thread r stores total r (the block's row r). Returns that row
+  /// The thread's place among those sharing an item: its lane where a
+  /// subgroup computes an item, else its thread id.
+  Value member() const { return bySubgroup ? kb.laneId() : kb.threadId(); }
+  /// How many threads share an item.
+  Value members() const {
+    return bySubgroup ? kb.subgroupSize() : kb.index(kb.getWorkgroupSize());
+  }
+
+  /// Adds the item's partials over the threads that share it.
+  SmallVector<Value> sumOverItem(ValueRange partials) const {
+    return bySubgroup ? kb.subgroupSumMany(partials) : kb.reduceMany(partials);
+  }
+
+  /// The first item this thread's workgroup (or subgroup) computes and the
+  /// stride to its next, for a grid of `workgroups`.
+  std::pair<Value, Value> itemWalk(int64_t workgroups) const {
+    if (!bySubgroup)
+      return {kb.workgroupId(), kb.index(workgroups)};
+    Value subgroups = kb.numSubgroups();
+    Value first = kb.add(kb.mul(kb.workgroupId(), subgroups), kb.subgroupId());
+    return {first, kb.mul(kb.index(workgroups), subgroups)};
+  }
+
+  /// Member r stores total r (the block's row r). Returns that row
   /// (meaningful where ownsRow(row) holds).
   Value store(const Item &it, ArrayRef<Value> totals) {
-    Value y = kb.pickByThread(totals);
-    Value row = kb.add(it.firstRow, kb.threadId());
+    Value self = member();
+    Value y = kb.pickBy(self, totals);
+    Value row = kb.add(it.firstRow, self);
     kb.ifThen(ownsRow(row), [&] {
       Value v = y;
       Value wrow = rowBase ? kb.add(rowBase, row) : row;
@@ -288,7 +340,7 @@ public:
   /// stores the block's row r.
   Value emitItem(Value item) {
     Item it = itemAt(item);
-    return store(it, kb.reduceMany(partials(MutableArrayRef<MatVecRows>(*this), it)));
+    return store(it, sumOverItem(partials(MutableArrayRef<MatVecRows>(*this), it)));
   }
 
   /// Whether `other` walks the same items (rows, chunks, packed columns), so
@@ -311,10 +363,10 @@ public:
            colScale == other.colScale && colBase == other.colBase;
   }
 
-  /// Whether this thread stored `row` (row = first row of its block + thread id).
+  /// Whether this thread stored `row` (row = first row of its block + member).
   Value ownsRow(Value row) {
-    return arith::AndIOp::create(kb.b, kb.loc, kb.ult(kb.threadId(), kb.index(rowsPerItem)),
-                                      kb.ult(row, kb.index(rows)));
+    Value mine = kb.ult(member(), kb.index(rowsPerItem));
+    return arith::AndIOp::create(kb.b, kb.loc, mine, kb.ult(row, kb.index(rows)));
   }
 
 private:
@@ -322,6 +374,7 @@ private:
   mutable stage::MatVecOp op;
   KernelBuilder &kb;
   int64_t rowsPerItem;
+  bool bySubgroup;
   int64_t rows, splitK, groups, perChunk;
   Value weight, input, up, out, colScale, rowBase, colBase;
   Value norm, invRms;
@@ -330,11 +383,12 @@ private:
 
 void buildKernel(stage::MatVecOp op, KernelBuilder &kb) {
   MatVecRows rows(op, kb, rowsPerItem(op.getFormat(), op.getRows(), kb.options()));
-  int64_t workgroups = kb.gridWorkgroups(std::min(rows.items(), kMaxGridWorkgroups));
-  // The item loop is uniform across the workgroup, as the reduction's
-  // barriers require.
-  kb.forLoop(kb.workgroupId(), kb.index(rows.items()), kb.index(workgroups),
-             [&](Value item) { rows.emitItem(item); });
+  int64_t workgroups =
+      kb.gridWorkgroups(gridFor(rows.items(), kb.getWorkgroupSize(), kb.options()));
+  // The item loop is uniform across the workgroup (or subgroup), as the
+  // reduction requires.
+  auto [first, stride] = rows.itemWalk(workgroups);
+  kb.forLoop(first, kb.index(rows.items()), stride, [&](Value item) { rows.emitItem(item); });
 }
 
 void buildRowEpilogueKernel(ArrayRef<stage::MatVecOp> ops, KernelBuilder &kb,
@@ -346,11 +400,13 @@ void buildRowEpilogueKernel(ArrayRef<stage::MatVecOp> ops, KernelBuilder &kb,
   for (stage::MatVecOp op : ops)
     matvecs.emplace_back(op, kb, perItem, matvecs);
   int64_t items = matvecs.front().items();
-  int64_t workgroups = kb.gridWorkgroups(std::min(items, kMaxGridWorkgroups));
+  int64_t workgroups =
+      kb.gridWorkgroups(gridFor(items, kb.getWorkgroupSize(), kb.options()));
   bool shared = llvm::all_of(matvecs, [&](MatVecRows &m) {
     return m.sameItems(matvecs.front());
   });
-  kb.forLoop(kb.workgroupId(), kb.index(items), kb.index(workgroups), [&](Value item) {
+  auto [firstItem, stride] = matvecs.front().itemWalk(workgroups);
+  kb.forLoop(firstItem, kb.index(items), stride, [&](Value item) {
     Value row;
     if (shared) {
       // One pass over the columns for every mat-vec (gate and up, even
@@ -359,7 +415,8 @@ void buildRowEpilogueKernel(ArrayRef<stage::MatVecOp> ops, KernelBuilder &kb,
       SmallVector<MatVecRows::Item> its;
       for (MatVecRows &m : matvecs)
         its.push_back(m.itemAt(item));
-      SmallVector<Value> totals = kb.reduceMany(MatVecRows::partials(matvecs, its));
+      SmallVector<Value> totals =
+          matvecs.front().sumOverItem(MatVecRows::partials(matvecs, its));
       for (auto [i, m] : llvm::enumerate(matvecs))
         row = m.store(its[i], ArrayRef<Value>(totals).slice(i * perItem, perItem));
     } else {

@@ -40,6 +40,10 @@ struct StageToGPUOptions {
   /// 16-byte weight loads a mat-vec thread issues before their arithmetic
   /// (rows x groups); 0: kMatVecLoadsInFlight.
   int64_t matvecLoadsInFlight = 0;
+  /// A subgroup computes each mat-vec item (its lanes walk the item's
+  /// columns, one subgroup reduction, no barrier) instead of a whole
+  /// workgroup; only where subgroupReduce holds.
+  bool matvecSubgroupItems = false;
 };
 
 /// Rows per item and groups per thread for mat-vecs of `format`: the

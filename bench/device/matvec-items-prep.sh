@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Prepares one device session's A/B of the mat-vec item owner (kiln-compile
+# --matvec-items workgroup | subgroup, with rows per item swept) on the 1B configs:
+# the runtime tools of BUILD, the plans, and matvec-items-run.sh. Then on the GPU machine:
+#   bash DIR/matvec-items-run.sh DIR OUT_DIR
+#
+#   bench/device/matvec-items-prep.sh BUILD DIR [OLD_TARGET.json]
+# OLD_TARGET, if given, adds dory-1b q8_2f compiled with that cost target (plan "old").
+set -euo pipefail
+build=${1:?usage: matvec-items-prep.sh BUILD DIR [OLD_TARGET.json]}
+dir=${2:?usage: matvec-items-prep.sh BUILD DIR [OLD_TARGET.json]}
+old=${3:-}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+rm -rf "$dir"; mkdir -p "$dir"/{bin,plans,cfg}
+cp "$build"/bin/{kiln-run,kiln-bench,kiln-synth} "$dir/bin/"
+cp "$here/matvec-items-run.sh" "$dir/"
+[ -x "$root/../shared/tools/vkprobe/vkprobe" ] && cp "$root/../shared/tools/vkprobe/vkprobe" "$dir/bin/"
+cp "$root"/examples/{embryo-1b,dory-1b}.json "$dir/cfg/"
+compile() { # config format name [flags...]
+  local c=$1 f=$2 n=$3; shift 3
+  echo "prep: $c $f $n $*"
+  "$build/bin/kiln-compile" --quiet "$dir/cfg/$c.json" --weight-format "$f" --cost-target h200 \
+    -o "$dir/plans/$c.$f.$n.kplan" "$@"
+}
+compile embryo-1b f16 wg
+compile embryo-1b f16 sg4 --matvec-items subgroup --matvec-rows-per-item 4
+compile embryo-1b f16 sg2 --matvec-items subgroup --matvec-rows-per-item 2
+compile embryo-1b f16 sg1 --matvec-items subgroup --matvec-rows-per-item 1
+compile embryo-1b q8_2f wg
+compile embryo-1b q8_2f sg8 --matvec-items subgroup --matvec-rows-per-item 8
+compile embryo-1b q8_2f sg4 --matvec-items subgroup --matvec-rows-per-item 4
+compile embryo-1b q8_2f sg2 --matvec-items subgroup --matvec-rows-per-item 2
+compile dory-1b f16 wg
+compile dory-1b f16 sg4 --matvec-items subgroup --matvec-rows-per-item 4
+compile dory-1b f16 sg2 --matvec-items subgroup --matvec-rows-per-item 2
+compile dory-1b q8_2f wg
+compile dory-1b q8_2f sg8 --matvec-items subgroup --matvec-rows-per-item 8
+compile dory-1b q8_2f sg4 --matvec-items subgroup --matvec-rows-per-item 4
+[ -n "$old" ] && compile dory-1b q8_2f old --target-file "$old"
+du -sh "$dir"
