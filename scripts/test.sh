@@ -34,7 +34,7 @@ fi
 # safetensors and config readers; the reference) and the lit tests of kiln-run, kiln-synth,
 # kiln-ref and kiln-bench (their bad-input cases) run again under AddressSanitizer and
 # UndefinedBehaviorSanitizer, every finding fatal. Leak checks are off: the Vulkan driver
-# (lavapipe) keeps allocations past exit. (The MLIR tools: scripts/sanitize-compiler.sh.)
+# (lavapipe) keeps allocations past exit. (The compiler's tools: the step after the fuzzers.)
 echo "== runtime, lib/IO, the reference and the MLIR-free tools under ASan + UBSan"
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 asan_tests=(KilnRuntimeTests KilnIOTests KilnReferenceComponentTests KilnReferenceModelTests)
@@ -117,21 +117,26 @@ else
   tail -n 30 "$build/compiler-fuzz.log"
   status=1
 fi
-# kiln-opt from the same sanitizer build (Clang, ASan + UBSan, the fuzzer's coverage
-# instrumentation harmless here) runs every lit test of the passes: the lowerings, fusion,
-# the stage-to-GPU kernels and the pipeline (Conversion/, Dialect/, Pipeline/: about 3.5
-# minutes of build on 2 cores). Being Clang-built, it also catches output that depends on
-# the compiler that built Kiln (argument evaluation order). kiln-compile and
-# kiln-translate under sanitizers: scripts/sanitize-compiler.sh.
-echo "== kiln-opt under ASan + UBSan (Clang): the passes' lit tests"
-if cmake --build "$build/compiler-fuzz" -j "$(nproc)" --target kiln-opt \
-     >> "$build/compiler-fuzz.log" 2>&1 &&
+# The compiler's tools from the same sanitizer build (Clang, ASan + UBSan, the fuzzer's
+# coverage instrumentation harmless here): kiln-opt, kiln-compile and kiln-translate run
+# every lit test that feeds them configs, stage IR, plans and bad input: the importer,
+# the lowerings, fusion, the stage-to-GPU kernels, the pipeline, the SPIR-V/MSL/plan
+# writers and the tools' command lines (tools/, Import/, Conversion/, Dialect/, Pipeline/,
+# Target/; about 4.5 minutes of build on 2 cores beyond the fuzzer's libraries, and 2 of
+# lit). Being Clang-built, they also catch output that depends on the compiler that
+# built Kiln (argument evaluation order). kiln-run comes from the main build (its own
+# sanitizer run is above); kiln-compile --cost-target native looks for it beside itself.
+echo "== kiln-opt, kiln-compile and kiln-translate under ASan + UBSan (Clang): lit"
+if cmake --build "$build/compiler-fuzz" -j "$(nproc)" --target kiln-opt kiln-compile \
+     kiln-translate >> "$build/compiler-fuzz.log" 2>&1 &&
+   ln -sf "$build/bin/kiln-run" "$build/compiler-fuzz/bin/kiln-run" &&
    ASAN_OPTIONS=detect_leaks=0:detect_container_overflow=0:allow_user_poisoning=0 \
      "$lit" "$build/test" --param sanitized_tools_dir="$build/compiler-fuzz/bin" \
-     --filter '^Kiln :: (Conversion|Dialect|Pipeline)/' > "$build/compiler-asan-lit.log" 2>&1; then
+     --filter '^Kiln :: (tools|Import|Conversion|Dialect|Pipeline|Target)/' \
+     > "$build/compiler-asan-lit.log" 2>&1; then
   echo "   clean: $(grep -E '^ *Passed *:' "$build/compiler-asan-lit.log" | awk '{print $3}') lit tests"
 else
-  echo "   kiln-opt under sanitizers FAILED (tail of $build/compiler-asan-lit.log):"
+  echo "   the compiler's tools under sanitizers FAILED (tail of $build/compiler-asan-lit.log):"
   grep -E "^(FAIL|UNRESOLVED):|runtime error|ERROR: AddressSanitizer" "$build/compiler-asan-lit.log" | head -n 20
   tail -n 20 "$build/compiler-asan-lit.log"
   status=1
