@@ -2,7 +2,7 @@
 """Writes the stage-level calibration modules that kiln-calibrate runs.
 
 Each module follows docs/pipeline.md (a func @decode whose arguments are logical
-buffers with kiln.buffer attributes). `--scale` shrinks the big ones for slow
+buffers with #stage.buffer attributes). `--scale` shrinks the big ones for slow
 devices (lavapipe). Usage: gen.py OUTDIR [--scale 1.0] [--chain 64]
 """
 import argparse
@@ -13,26 +13,39 @@ HEADER = ('module attributes {kiln.family = "embryo", kiln.vocab_size = 16 : i64
 
 
 def buf(kind, name, slot, extra=""):
-    return ('{kiln.buffer = {kind = "%s", name = "%s", slot = %d : i64, byte_offset = 0 : i64%s}}'
-            % (kind, name, slot, extra))
+    # BYTES: filled in by module() from the argument's memref type.
+    return ('{stage.buffer = #stage.buffer<kind = %s, name = "%s", slot = %d, byte_offset = 0, '
+            'byte_size = BYTES%s>}' % (kind, name, slot, extra))
 
 
 def tensor(name, dtype, shape, layout, pitch=0, offset=0):
     dims = ", ".join("%d" % d for d in shape)
-    return ('{name = "%s", dtype = "%s", shape = [%s], layout = "%s", byte_offset = %d : i64, '
-            'row_pitch_bytes = %d : i64}' % (name, dtype, dims, layout, offset, pitch))
+    return ('#stage.tensor<name = "%s", dtype = "%s", shape = [%s], layout = "%s", '
+            'byte_offset = %d, row_pitch_bytes = %d>' % (name, dtype, dims, layout, offset, pitch))
+
+
+def memref_bytes(type_text):
+    """Bytes of memref<AxBx...xf32>, <...xi32> or <...xvector<4xi32>>."""
+    import re
+    inner = type_text[len("memref<"):-1]
+    element = 16 if inner.endswith("vector<4xi32>") else 4
+    count = 1
+    for dim in re.findall(r"(\d+)x", inner.replace("vector<4xi32>", "")):
+        count *= int(dim)
+    return count * element
 
 
 def module(fmt, args, body):
     # One physical buffer per argument, numbered in argument order.
     import re
-    args = [(n, t, re.sub(r"slot = \d+", "slot = %d" % i, attr)) for i, (n, t, attr) in enumerate(args)]
+    args = [(n, t, re.sub(r"slot = \d+", "slot = %d" % i, attr).replace("BYTES", str(memref_bytes(t))))
+            for i, (n, t, attr) in enumerate(args)]
     sig = ",\n    ".join("%%%s: %s %s" % a for a in args)
-    readback = [i for i, a in enumerate(args) if 'kind = "readback"' in a[2]][0]
+    readback = [i for i, a in enumerate(args) if "kind = readback" in a[2]][0]
     return (HEADER % fmt +
             '  func.func @decode(\n    %s)\n' % sig +
-            '      attributes {kiln.readback = {arg = %d : i64, byte_offset = 0 : i64, count = 16 : i64, '
-            'values = "Logits"}} {\n' % readback +
+            '      attributes {stage.readback = #stage.readback<arg = %d, byte_offset = 0, count = 16, '
+            'values = "Logits">} {\n' % readback +
             body + '    return\n  }\n}\n')
 
 

@@ -89,9 +89,12 @@ LogicalResult buildKilnPipeline(OpPassManager &pm, const KilnPipelineOptions &op
       *error = "the pipeline's input level comes after its output level";
     return failure();
   }
-  if (options.from == PipelineLevel::Graph && options.to >= PipelineLevel::Stages)
+  if (options.from == PipelineLevel::Graph && options.to >= PipelineLevel::Stages) {
     if (failed(addRegisteredPass(pm, "convert-kiln-to-stage", "", error)))
       return failure();
+    // The lowering leaves every buffer unplaced; a stage-level input comes placed.
+    pm.addPass(stage::createKilnPlanMemory());
+  }
   if (options.to == PipelineLevel::GPU && options.from != PipelineLevel::GPU) {
     // Fusion decides the dispatch regions the kernels are generated from.
     addFusionPasses(pm, options);

@@ -82,14 +82,14 @@ def ConvertKilnToStage : Pass<"convert-kiln-to-stage", "::mlir::ModuleOp"> {
   let description = [{
     Replaces the module's `kiln.model` by `func.func @decode` (docs/pipeline.md):
     every argument is one logical buffer (a static memref typed as
-    docs/stages.md says) with a `kiln.buffer` dictionary (kind, name, slot,
+    docs/stages.md says) with a `stage.buffer` attribute (kind, name, slot,
     byte_offset; weights also list their safetensors tensors and layouts);
     the body is a sequence of `stage.dispatch`, one stage each. Fine kiln ops
     are regrouped into stages (conv + silu -> conv_ring; gdn_gates + gdn_step
     + gated_rms_norm -> gdn_step; rotary + kv_ring_write -> rope_kv_write or
     dory_prep; ...); the q8_2f column field is folded into the producer of a
-    matrix's input where the producer allows it. Scratch buffers are assigned
-    to physical slots by liveness over the dispatch order (docs/memory.md).
+    matrix's input where the producer allows it. The buffers have no slot
+    yet: kiln-plan-memory places them (docs/memory.md).
     Anything no stage can compute is an error naming the op and the rule.
 
     Before:
@@ -105,9 +105,9 @@ def ConvertKilnToStage : Pass<"convert-kiln-to-stage", "::mlir::ModuleOp"> {
     ```
     After:
     ```mlir
-    func.func @decode(%arg0: memref<72xf32> {kiln.buffer = {kind = "weight",
-        name = "final_norm", slot = 0 : i64, byte_offset = 0 : i64, tensors = [...]}},
-        ...) attributes {kiln.readback = {...}, kiln.params = []} {
+    func.func @decode(%arg0: memref<72xf32> {stage.buffer = #stage.buffer<kind = weight,
+        name = "final_norm", byte_size = 288, tensors = [#stage.tensor<...>]>},
+        ...) attributes {stage.readback = #stage.readback<...>, stage.params = []} {
       stage.dispatch "final_norm" {
         stage.rmsnorm residual(%h : memref<72xf32>) weight(%arg0 : memref<72xf32>)
             outs(%x : memref<72xf32>) {eps = 1.0e-06 : f32}

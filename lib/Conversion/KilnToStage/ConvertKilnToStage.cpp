@@ -6,7 +6,6 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Stage/IR/StageDialect.h"
-#include "kiln/Dialect/Stage/Transforms/MemoryPlan.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_CONVERTKILNTOSTAGE
@@ -60,8 +59,6 @@ LogicalResult convertKilnToStage(ModuleOp module) {
   if (failed(lowering.run()))
     return failure();
   fillModuleAttributes(module, model);
-  auto func = cast<func::FuncOp>(module.lookupSymbol("decode"));
-  stage::planMemory(func);
   model.erase();
   return success();
 }

@@ -312,37 +312,20 @@ void Lowering::finish() {
   Block &entry = func_.getBody().front();
   func_.setFunctionType(b.getFunctionType(entry.getArgumentTypes(), {}));
   for (auto [index, buffer] : llvm::enumerate(buffers_)) {
-    SmallVector<NamedAttribute> fields;
-    fields.push_back(b.getNamedAttr("kind", b.getStringAttr(bufferKindName(buffer.kind))));
-    fields.push_back(b.getNamedAttr("name", b.getStringAttr(buffer.name)));
-    fields.push_back(b.getNamedAttr("slot", b.getI64IntegerAttr(-1)));
-    fields.push_back(b.getNamedAttr("byte_offset", b.getI64IntegerAttr(0)));
-    fields.push_back(b.getNamedAttr(
-        "byte_size",
-        b.getI64IntegerAttr(stage::bufferBytes(
-            cast<MemRefType>(entry.getArgument(index).getType())))));
-    if (buffer.kind == BufferKind::Weight) {
-      SmallVector<Attribute> tensors;
-      for (const TensorPlacement &t : buffer.tensors)
-        tensors.push_back(b.getDictionaryAttr({
-            b.getNamedAttr("name", b.getStringAttr(t.name)),
-            b.getNamedAttr("dtype", b.getStringAttr(t.dtype)),
-            b.getNamedAttr("shape", b.getI64ArrayAttr(t.shape)),
-            b.getNamedAttr("layout", b.getStringAttr(t.layout)),
-            b.getNamedAttr("byte_offset", b.getI64IntegerAttr(t.byteOffset)),
-            b.getNamedAttr("row_pitch_bytes", b.getI64IntegerAttr(t.rowPitchBytes)),
-        }));
-      fields.push_back(b.getNamedAttr("tensors", b.getArrayAttr(tensors)));
-    }
-    func_.setArgAttr(index, stage::kBufferAttrName, b.getDictionaryAttr(fields));
+    SmallVector<stage::WeightTensorAttr> tensors;
+    for (const TensorPlacement &t : buffer.tensors)
+      tensors.push_back(stage::WeightTensorAttr::get(ctx, t.name, t.dtype, t.shape, t.layout,
+                                                     t.byteOffset, t.rowPitchBytes));
+    int64_t bytes = stage::bufferBytes(cast<MemRefType>(entry.getArgument(index).getType()));
+    // kiln-plan-memory gives it a slot.
+    func_.setArgAttr(index, stage::kBufferAttrName,
+                     stage::BufferAttr::get(ctx, buffer.kind, buffer.name,
+                                            /*slot=*/std::nullopt, /*byte_offset=*/0, bytes,
+                                            tensors));
   }
   func_->setAttr(stage::kReadbackAttrName,
-                 b.getDictionaryAttr({
-                     b.getNamedAttr("arg", b.getI64IntegerAttr(readbackArg_)),
-                     b.getNamedAttr("byte_offset", b.getI64IntegerAttr(0)),
-                     b.getNamedAttr("count", b.getI64IntegerAttr(vocab_)),
-                     b.getNamedAttr("values", b.getStringAttr(readbackValues_)),
-                 }));
+                 stage::ReadbackAttr::get(ctx, readbackArg_, /*byte_offset=*/0, vocab_,
+                                          readbackValues_));
   // The session's sampling options and stop token (stage.sample) and head
   // top-p (stage.head_rows): (name, word, rule) of each field the kernels read.
   SmallVector<std::tuple<const char *, int64_t, const char *>> fields;
@@ -355,31 +338,20 @@ void Lowering::finish() {
     fields.push_back({"head_top_p", stage::kHeadTopPWord, "HeadTopP"});
   SmallVector<Attribute> params;
   for (auto [name, word, rule] : fields)
-    params.push_back(b.getDictionaryAttr({
-        b.getNamedAttr("name", b.getStringAttr(name)),
-        b.getNamedAttr("word", b.getI64IntegerAttr(word)),
-        b.getNamedAttr("rule", b.getStringAttr(rule)),
-    }));
+    params.push_back(stage::ParamFieldAttr::get(ctx, name, word, rule, /*n=*/std::nullopt,
+                                                /*row=*/std::nullopt, /*value=*/Attribute()));
   func_->setAttr(stage::kParamsAttrName, b.getArrayAttr(params));
   SmallVector<Attribute> flags;
   if (exitFlag_)
-    flags.push_back(b.getDictionaryAttr({
-        b.getNamedAttr("name", b.getStringAttr("early_exit")),
-        b.getNamedAttr("arg", b.getI64IntegerAttr(
-                                  cast<BlockArgument>(exitFlag_).getArgNumber())),
-        b.getNamedAttr("byte_offset", b.getI64IntegerAttr(0)),
-        b.getNamedAttr("reset_value", b.getI64IntegerAttr(0)),
-    }));
+    flags.push_back(stage::DeviceFlagAttr::get(
+        ctx, "early_exit", cast<BlockArgument>(exitFlag_).getArgNumber(),
+        /*byte_offset=*/0, /*reset_value=*/0));
   func_->setAttr(stage::kDeviceFlagsAttrName, b.getArrayAttr(flags));
   if (sampled_)
     func_->setAttr(stage::kSampledAttrName,
-                   b.getDictionaryAttr({
-                       b.getNamedAttr("arg", b.getI64IntegerAttr(
-                                                 cast<BlockArgument>(sampled_).getArgNumber())),
-                       b.getNamedAttr("byte_offset", b.getI64IntegerAttr(0)),
-                       b.getNamedAttr("draws", b.getUnitAttr()),
-                       b.getNamedAttr("stop_flag", b.getUnitAttr()),
-                   }));
+                   stage::SampledAttr::get(ctx, cast<BlockArgument>(sampled_).getArgNumber(),
+                                           /*byte_offset=*/0, /*draws=*/true,
+                                           /*stop_flag=*/true));
 }
 
 } // namespace kiln::lowering

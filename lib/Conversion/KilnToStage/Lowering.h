@@ -29,7 +29,6 @@ namespace kiln::lowering {
 namespace kg = ::kiln::graph;
 
 using stage::BufferKind;
-using stage::bufferKindName;
 
 /// One safetensors tensor placed in a weight buffer.
 struct TensorPlacement {
@@ -153,7 +152,7 @@ private:
                                       llvm::SmallVectorImpl<mlir::Value> &out);
   mlir::LogicalResult lowerReadout(kg::LoopOp op, float eps);
   mlir::LogicalResult lowerMaxProb(kg::MaxProbOp op);
-  /// The early-exit flag (state word, `kiln.device_flags`), made once.
+  /// The early-exit flag (state word, `stage.device_flags`), made once.
   mlir::Value exitFlag();
   mlir::LogicalResult emitMix(mlir::Operation *at, kg::MixMode mode,
                               mlir::Value stateHandle, mlir::Value hidden,

@@ -10,6 +10,7 @@
 
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Stage/IR/StageFusion.h"
+#include "kiln/Dialect/Stage/IR/StageModule.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
@@ -333,8 +334,8 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
       gpu::KernelDim3{dim(shape.workgroupSize), one, one},
       /*dynamicSharedMemorySize=*/Value(), bindings.getArrayRef());
   // The fusion pass's estimate travels to the plan (kiln-run --profile).
-  if (Attribute estimate = dispatch->getAttr("stage.estimated_us"))
-    launch->setAttr("stage.estimated_us", estimate);
+  if (Attribute estimate = dispatch->getAttr(stage::kEstimatedMicrosAttr))
+    launch->setAttr(stage::kEstimatedMicrosAttr, estimate);
   dispatch.erase();
   return success();
 }

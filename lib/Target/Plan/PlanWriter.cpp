@@ -1,7 +1,7 @@
 //===- PlanWriter.cpp - Final module -> flatbuffer plan -------------------===//
 //
 // The writer reads the contract of docs/pipeline.md and nothing else: func
-// arguments with `kiln.buffer` attributes give the buffers and weights,
+// arguments with `stage.buffer` attributes give the buffers and weights,
 // gpu.launch_func ops give the dispatches, func/module attributes give the
 // parameter block, readback and device flags. Every missing or inconsistent
 // piece is an error on the op that holds it, never a guess.
@@ -44,7 +44,7 @@ struct LogicalBuffer {
   int64_t slot = 0;
   uint64_t byteOffset = 0;
   uint64_t byteSize = 0;
-  DictionaryAttr attr;
+  stage::BufferAttr attr;
 };
 
 /// One physical buffer of the plan.
@@ -124,19 +124,16 @@ std::string enumChoices(const char *const *names) {
   return out;
 }
 
-/// The plan file's enum for a kiln.buffer `kind` string.
-std::optional<plan::BufferKind> kindFromName(StringRef text) {
-  std::optional<stage::BufferKind> kind = stage::parseBufferKind(text);
-  if (!kind)
-    return std::nullopt;
-  switch (*kind) {
+/// The plan file's copy of a stage buffer kind.
+plan::BufferKind planKind(stage::BufferKind kind) {
+  switch (kind) {
   case stage::BufferKind::Weight: return plan::BufferKind::Weight;
   case stage::BufferKind::State: return plan::BufferKind::State;
   case stage::BufferKind::Scratch: return plan::BufferKind::Scratch;
   case stage::BufferKind::Params: return plan::BufferKind::Params;
   case stage::BufferKind::Readback: return plan::BufferKind::Readback;
   }
-  return std::nullopt;
+  return plan::BufferKind::Scratch;
 }
 
 /// Bytes of a static memref with the identity layout.
@@ -206,7 +203,7 @@ private:
   LogicalResult readReadback(func::FuncOp func, const std::vector<LogicalBuffer> &args,
                              PlanProgram &program);
   LogicalResult readDeviceFlags(func::FuncOp func, const std::vector<LogicalBuffer> &args);
-  /// kiln.sampled: where decode leaves its device-side pick, and whether it draws.
+  /// stage.sampled: where decode leaves its device-side pick, and whether it draws.
   LogicalResult readSampled(func::FuncOp func, const std::vector<LogicalBuffer> &args);
   FailureOr<uint32_t> kernelFor(gpu::LaunchFuncOp launch, gpu::GPUFuncOp kernel,
                                 const std::vector<LogicalBuffer> &args);
@@ -281,33 +278,24 @@ FailureOr<std::vector<LogicalBuffer>> PlanWriter::readArguments(func::FuncOp fun
       return func.emitError("plan writer: argument ") << i << " of @" << func.getSymName()
              << ": " << what, failure();
     };
-    auto attr = func.getArgAttrOfType<DictionaryAttr>(i, stage::kBufferAttrName);
+    stage::BufferAttr attr = stage::bufferAttrOf(func, i);
     if (!attr)
-      return fail("has no kiln.buffer attribute");
+      return fail("has no stage.buffer attribute");
+    if (!attr.getSlot())
+      return fail("'" + attr.getName() + "' has no slot (kiln-plan-memory places buffers)");
     LogicalBuffer buffer;
     buffer.attr = attr;
-    auto kind = attr.getAs<StringAttr>("kind");
-    auto name = attr.getAs<StringAttr>("name");
-    auto slot = attr.getAs<IntegerAttr>("slot");
-    auto offset = attr.getAs<IntegerAttr>("byte_offset");
-    if (!kind || !name || !slot || !offset)
-      return fail("kiln.buffer needs kind, name, slot and byte_offset");
-    std::optional<plan::BufferKind> parsed = kindFromName(kind.getValue());
-    if (!parsed)
-      return fail("kind '" + kind.getValue() +
-                  "' is not weight, state, scratch, params or readback");
-    if (slot.getInt() < 0)
-      return fail("slot " + Twine(slot.getInt()) + " is negative");
-    if (offset.getInt() < 0 || offset.getInt() % kSlotAlignment != 0)
-      return fail("byte_offset " + Twine(offset.getInt()) + " is not a multiple of " +
+    int64_t offset = attr.getByteOffset();
+    if (offset % kSlotAlignment != 0)
+      return fail("byte_offset " + Twine(offset) + " is not a multiple of " +
                   Twine(kSlotAlignment));
     std::optional<uint64_t> bytes = memrefBytes(func.getArgument(i).getType());
     if (!bytes || *bytes == 0 || *bytes % 4 != 0)
       return fail("type is not a static, identity-layout memref of whole words");
-    buffer.kind = *parsed;
-    buffer.name = name.getValue().str();
-    buffer.slot = slot.getInt();
-    buffer.byteOffset = static_cast<uint64_t>(offset.getInt());
+    buffer.kind = planKind(attr.getKind());
+    buffer.name = attr.getName().str();
+    buffer.slot = *attr.getSlot();
+    buffer.byteOffset = static_cast<uint64_t>(offset);
     buffer.byteSize = *bytes;
     args.push_back(std::move(buffer));
   }
@@ -345,48 +333,32 @@ LogicalResult PlanWriter::readWeights(func::FuncOp func,
   for (const LogicalBuffer &arg : args) {
     if (arg.kind != plan::BufferKind::Weight)
       continue;
-    auto tensors = arg.attr.getAs<ArrayAttr>("tensors");
+    ArrayRef<stage::WeightTensorAttr> tensors = arg.attr.getTensors();
     auto fail = [&](const Twine &what) {
       return func.emitError("plan writer: weight '") << arg.name << "': " << what, failure();
     };
-    if (!tensors || tensors.empty())
+    if (tensors.empty())
       return fail("has no `tensors` array");
-    for (Attribute entry : tensors) {
-      auto dict = dyn_cast<DictionaryAttr>(entry);
-      if (!dict)
-        return fail("a `tensors` entry is not a dictionary");
-      auto name = dict.getAs<StringAttr>("name");
-      auto dtype = dict.getAs<StringAttr>("dtype");
-      auto shape = dict.getAs<ArrayAttr>("shape");
-      auto layout = dict.getAs<StringAttr>("layout");
-      auto offset = dict.getAs<IntegerAttr>("byte_offset");
-      auto pitch = dict.getAs<IntegerAttr>("row_pitch_bytes");
-      if (!name || !dtype || !shape || !layout || !offset)
-        return fail("a tensor needs name, dtype, shape, layout and byte_offset");
+    for (stage::WeightTensorAttr tensor : tensors) {
       WeightSpec spec;
-      spec.name = name.getValue().str();
-      auto parsedType = enumFromName<plan::DType>(plan::EnumNamesDType(), dtype.getValue());
+      spec.name = tensor.getName().str();
+      auto parsedType =
+          enumFromName<plan::DType>(plan::EnumNamesDType(), tensor.getDtype());
       if (!parsedType)
-        return fail("tensor '" + spec.name + "': dtype '" + dtype.getValue() + "' is not one of " +
-                    enumChoices(plan::EnumNamesDType()));
+        return fail("tensor '" + spec.name + "': dtype '" + tensor.getDtype() +
+                    "' is not one of " + enumChoices(plan::EnumNamesDType()));
       auto parsedLayout =
-          enumFromName<plan::WeightLayout>(plan::EnumNamesWeightLayout(), layout.getValue());
+          enumFromName<plan::WeightLayout>(plan::EnumNamesWeightLayout(), tensor.getLayout());
       if (!parsedLayout)
-        return fail("tensor '" + spec.name + "': layout '" + layout.getValue() +
+        return fail("tensor '" + spec.name + "': layout '" + tensor.getLayout() +
                     "' is not one of " + enumChoices(plan::EnumNamesWeightLayout()));
-      for (Attribute dim : shape) {
-        auto value = dyn_cast<IntegerAttr>(dim);
-        if (!value || value.getInt() <= 0)
-          return fail("tensor '" + spec.name + "': shape entries must be positive integers");
-        spec.shape.push_back(static_cast<uint64_t>(value.getInt()));
-      }
-      if (offset.getInt() < 0 || offset.getInt() % 4 != 0)
-        return fail("tensor '" + spec.name + "': byte_offset must be a non-negative multiple of 4");
+      for (int64_t dim : tensor.getShape())
+        spec.shape.push_back(static_cast<uint64_t>(dim));
       spec.dtype = *parsedType;
       spec.layout = *parsedLayout;
       spec.buffer = bufferOf(arg.slot);
-      spec.byteOffset = arg.byteOffset + static_cast<uint64_t>(offset.getInt());
-      spec.rowPitch = pitch ? static_cast<uint64_t>(std::max<int64_t>(0, pitch.getInt())) : 0;
+      spec.byteOffset = arg.byteOffset + static_cast<uint64_t>(tensor.getByteOffset());
+      spec.rowPitch = static_cast<uint64_t>(tensor.getRowPitchBytes());
       auto [it, inserted] = weightIndex_.try_emplace(spec.name, weights_.size());
       if (inserted) {
         weights_.push_back(spec);
@@ -436,31 +408,28 @@ LogicalResult PlanWriter::readParams(func::FuncOp func, const std::vector<Logica
   auto extra = func->getAttrOfType<ArrayAttr>(stage::kParamsAttrName);
   if (!extra)
     return success();
-  for (Attribute entry : extra) {
-    auto dict = dyn_cast<DictionaryAttr>(entry);
-    auto name = dict ? dict.getAs<StringAttr>("name") : nullptr;
-    auto word = dict ? dict.getAs<IntegerAttr>("word") : nullptr;
-    auto rule = dict ? dict.getAs<StringAttr>("rule") : nullptr;
-    if (!name || !word || !rule || word.getInt() < 0)
-      return func.emitError("plan writer: a kiln.params entry needs name, word (>= 0) and rule");
-    auto parsed = enumFromName<plan::ParamRule>(plan::EnumNamesParamRule(), rule.getValue());
+  for (Attribute element : extra) {
+    auto entry = dyn_cast<stage::ParamFieldAttr>(element);
+    if (!entry)
+      return func.emitError("plan writer: a stage.params entry is not a #stage.param");
+    auto parsed = enumFromName<plan::ParamRule>(plan::EnumNamesParamRule(), entry.getRule());
     if (!parsed)
-      return func.emitError("plan writer: parameter '") << name.getValue() << "': rule '"
-             << rule.getValue() << "' is not one of " << enumChoices(plan::EnumNamesParamRule());
+      return func.emitError("plan writer: parameter '") << entry.getName() << "': rule '"
+             << entry.getRule() << "' is not one of " << enumChoices(plan::EnumNamesParamRule());
     ParamFieldSpec field;
-    field.name = name.getValue().str();
-    field.byteOffset = static_cast<uint32_t>(word.getInt() * 4);
+    field.name = entry.getName().str();
+    field.byteOffset = static_cast<uint32_t>(entry.getWord() * 4);
     field.rule = *parsed;
-    if (auto n = dict.getAs<IntegerAttr>("n"))
-      field.n = static_cast<uint32_t>(n.getInt());
-    if (auto row = dict.getAs<IntegerAttr>("row"))
-      field.row = static_cast<uint32_t>(row.getInt());
+    if (std::optional<int64_t> n = entry.getN())
+      field.n = static_cast<uint32_t>(*n);
+    if (std::optional<int64_t> row = entry.getRow())
+      field.row = static_cast<uint32_t>(*row);
     bool isFloat = field.rule == plan::ParamRule::HeadGate ||
                    field.rule == plan::ParamRule::Temperature ||
                    field.rule == plan::ParamRule::TopP ||
                    field.rule == plan::ParamRule::HeadTopP;
     if (field.rule == plan::ParamRule::Constant) {
-      Attribute value = dict.get("value");
+      Attribute value = entry.getValue();
       if (auto f = dyn_cast_or_null<FloatAttr>(value)) {
         isFloat = true;
         field.constantF32 = static_cast<float>(f.getValueAsDouble());
@@ -476,7 +445,7 @@ LogicalResult PlanWriter::readParams(func::FuncOp func, const std::vector<Logica
                   field.rule == plan::ParamRule::Tokens;
     if (needsN && field.n == 0)
       return func.emitError("plan writer: parameter '") << field.name << "' (rule "
-             << rule.getValue() << ") needs n > 0";
+             << entry.getRule() << ") needs n > 0";
     field.type = isFloat ? plan::ParamType::F32 : plan::ParamType::U32;
     if (failed(addField(std::move(field))))
       return failure();
@@ -519,33 +488,31 @@ FailureOr<uint32_t> PlanWriter::kernelFor(gpu::LaunchFuncOp launch, gpu::GPUFunc
 
 LogicalResult PlanWriter::readReadback(func::FuncOp func, const std::vector<LogicalBuffer> &args,
                                        PlanProgram &program) {
-  auto readback = func->getAttrOfType<DictionaryAttr>(stage::kReadbackAttrName);
+  auto readback = func->getAttrOfType<stage::ReadbackAttr>(stage::kReadbackAttrName);
   if (!readback)
     return func.emitError("plan writer: @") << func.getSymName()
-           << " has no kiln.readback attribute (docs/pipeline.md)";
-  auto arg = readback.getAs<IntegerAttr>("arg");
-  auto offset = readback.getAs<IntegerAttr>("byte_offset");
-  auto count = readback.getAs<IntegerAttr>("count");
-  auto values = readback.getAs<StringAttr>("values");
-  if (!arg || !count || arg.getInt() < 0 || arg.getInt() >= static_cast<int64_t>(args.size()))
-    return func.emitError("plan writer: kiln.readback needs `arg` (an argument index) and `count`");
-  const LogicalBuffer &source = args[arg.getInt()];
-  uint64_t extra = offset ? static_cast<uint64_t>(offset.getInt()) : 0;
-  if (count.getInt() != vocabSize_)
-    return func.emitError("plan writer: kiln.readback count ") << count.getInt()
+           << " has no stage.readback attribute (docs/pipeline.md)";
+  if (readback.getArg() >= static_cast<int64_t>(args.size()))
+    return func.emitError("plan writer: stage.readback names argument ")
+           << readback.getArg() << " of " << args.size();
+  const LogicalBuffer &source = args[readback.getArg()];
+  uint64_t extra = static_cast<uint64_t>(readback.getByteOffset());
+  int64_t count = readback.getCount();
+  if (count != vocabSize_)
+    return func.emitError("plan writer: stage.readback count ") << count
            << " differs from kiln.vocab_size " << vocabSize_;
-  if (extra % 4 != 0 || extra + 4ull * count.getInt() > source.byteSize)
-    return func.emitError("plan writer: kiln.readback range (byte ") << extra << ", "
-           << count.getInt() << " values) does not fit argument '" << source.name << "'";
-  if (values) {
+  if (extra + 4ull * count > source.byteSize)
+    return func.emitError("plan writer: stage.readback range (byte ") << extra << ", "
+           << count << " values) does not fit argument '" << source.name << "'";
+  if (!readback.getValues().empty()) {
     auto parsed = enumFromName<plan::ReadbackValues>(plan::EnumNamesReadbackValues(),
-                                                     values.getValue());
+                                                     readback.getValues());
     if (!parsed)
-      return func.emitError("plan writer: kiln.readback values '") << values.getValue()
+      return func.emitError("plan writer: stage.readback values '") << readback.getValues()
              << "' is not one of " << enumChoices(plan::EnumNamesReadbackValues());
     program.values = *parsed;
   }
-  program.count = static_cast<uint32_t>(count.getInt());
+  program.count = static_cast<uint32_t>(count);
   program.readSourceBuffer = bufferOf(source.slot);
   program.readSourceOffset = source.byteOffset + extra;
   if (source.kind == plan::BufferKind::Readback) {
@@ -560,22 +527,21 @@ LogicalResult PlanWriter::readReadback(func::FuncOp func, const std::vector<Logi
 }
 
 LogicalResult PlanWriter::readSampled(func::FuncOp func, const std::vector<LogicalBuffer> &args) {
-  auto sampled = func->getAttrOfType<DictionaryAttr>(stage::kSampledAttrName);
+  auto sampled = func->getAttrOfType<stage::SampledAttr>(stage::kSampledAttrName);
   if (!sampled)
     return success();
-  auto arg = sampled.getAs<IntegerAttr>("arg");
-  auto offset = sampled.getAs<IntegerAttr>("byte_offset");
-  if (!arg || arg.getInt() < 0 || arg.getInt() >= static_cast<int64_t>(args.size()))
-    return func.emitError("plan writer: kiln.sampled needs `arg` (an argument index)");
-  const LogicalBuffer &buffer = args[arg.getInt()];
-  uint64_t extra = offset ? static_cast<uint64_t>(offset.getInt()) : 0;
-  stopFlag_ = sampled.get("stop_flag") != nullptr;
+  if (sampled.getArg() >= static_cast<int64_t>(args.size()))
+    return func.emitError("plan writer: stage.sampled names argument ")
+           << sampled.getArg() << " of " << args.size();
+  const LogicalBuffer &buffer = args[sampled.getArg()];
+  uint64_t extra = static_cast<uint64_t>(sampled.getByteOffset());
+  stopFlag_ = sampled.getStopFlag();
   const uint64_t bytes = stopFlag_ ? 12 : 8;
-  if (buffer.kind != plan::BufferKind::State || extra % 4 != 0 || extra + bytes > buffer.byteSize)
-    return func.emitError("plan writer: kiln.sampled must name ")
+  if (buffer.kind != plan::BufferKind::State || extra + bytes > buffer.byteSize)
+    return func.emitError("plan writer: stage.sampled must name ")
            << bytes << " bytes of a state argument, got '" << buffer.name << "'";
   greedy_ = std::make_pair(bufferOf(buffer.slot), buffer.byteOffset + extra);
-  drawsOnDevice_ = sampled.get("draws") != nullptr;
+  drawsOnDevice_ = sampled.getDraws();
   // stage.sample reads fixed words: the fields there must be the session's sampling
   // options and stop token.
   std::vector<std::pair<int64_t, plan::ParamRule>> words;
@@ -590,7 +556,7 @@ LogicalResult PlanWriter::readSampled(func::FuncOp func, const std::vector<Logic
       return field.byteOffset == 4 * word && field.rule == rule;
     });
     if (!found)
-      return func.emitError("plan writer: kiln.sampled reads params word ")
+      return func.emitError("plan writer: stage.sampled reads params word ")
              << word << " is not a " << plan::EnumNameParamRule(rule) << " field";
   }
   return success();
@@ -602,24 +568,20 @@ LogicalResult PlanWriter::readDeviceFlags(func::FuncOp func,
   if (!flags)
     return success();
   for (Attribute entry : flags) {
-    auto dict = dyn_cast<DictionaryAttr>(entry);
-    auto name = dict ? dict.getAs<StringAttr>("name") : nullptr;
-    auto arg = dict ? dict.getAs<IntegerAttr>("arg") : nullptr;
-    if (!name || !arg || arg.getInt() < 0 || arg.getInt() >= static_cast<int64_t>(args.size()))
-      return func.emitError("plan writer: a kiln.device_flags entry needs `name` and `arg` "
-                            "(an argument index)");
-    const LogicalBuffer &buffer = args[arg.getInt()];
+    auto device = dyn_cast<stage::DeviceFlagAttr>(entry);
+    if (!device || device.getArg() >= static_cast<int64_t>(args.size()))
+      return func.emitError("plan writer: a stage.device_flags entry must be a "
+                            "#stage.device_flag naming one of the program's arguments");
+    const LogicalBuffer &buffer = args[device.getArg()];
     FlagSpec flag;
-    flag.name = name.getValue().str();
-    auto offset = dict.getAs<IntegerAttr>("byte_offset");
-    uint64_t extra = offset ? static_cast<uint64_t>(offset.getInt()) : 0;
-    if (extra % 4 != 0 || extra + 4 > buffer.byteSize)
+    flag.name = device.getName().str();
+    uint64_t extra = static_cast<uint64_t>(device.getByteOffset());
+    if (extra + 4 > buffer.byteSize)
       return func.emitError("plan writer: device flag '") << flag.name
              << "' does not fit argument '" << buffer.name << "'";
     flag.buffer = bufferOf(buffer.slot);
     flag.byteOffset = buffer.byteOffset + extra;
-    if (auto reset = dict.getAs<IntegerAttr>("reset_value"))
-      flag.resetValue = static_cast<uint32_t>(reset.getInt());
+    flag.resetValue = static_cast<uint32_t>(device.getResetValue());
     bool known = false;
     for (const FlagSpec &seen : flags_)
       if (seen.name == flag.name) {
@@ -684,7 +646,7 @@ LogicalResult PlanWriter::readProgram(func::FuncOp func, const std::vector<Logic
     dispatch.kernel = *index;
     dispatch.grid = plan::Dim3(grid[0], grid[1], grid[2]);
     dispatch.label = planKernel.name;
-    if (auto estimate = launch->getAttrOfType<FloatAttr>("stage.estimated_us"))
+    if (auto estimate = launch->getAttrOfType<FloatAttr>(stage::kEstimatedMicrosAttr))
       dispatch.estimatedMicros = static_cast<float>(estimate.getValueAsDouble());
     for (size_t b = 0; b < planKernel.ranges.size(); ++b) {
       auto [buffer, offset, size] = planKernel.ranges[b];

@@ -1,20 +1,20 @@
 // REQUIRES: compiler
-// RUN: kiln-opt --convert-kiln-to-stage --split-input-file %s | FileCheck %s
+// RUN: kiln-opt --convert-kiln-to-stage --kiln-plan-memory --split-input-file %s | FileCheck %s
 
 // The head alone (f16): embed_gather, one rmsnorm output read by both the
 // cluster logits and the head rows, log-probs written into the readback.
 // Scratch planes whose live ranges do not overlap share a slot.
 
 // CHECK-LABEL: module attributes {kiln.config = "", kiln.family = "embryo", kiln.max_position = 4096 : i64, kiln.vocab_size = 6 : i64, kiln.weight_format = "f16"}
-// CHECK: func.func @decode(%[[P:[a-z0-9]+]]: memref<8xi32> {kiln.buffer = {byte_offset = 0 : i64, byte_size = 32 : i64, kind = "params", name = "params", slot = 0 : i64}},
-// CHECK-SAME: %[[E:[a-z0-9]+]]: memref<6x2xvector<4xi32>> {kiln.buffer = {byte_offset = 0 : i64, byte_size = 192 : i64, kind = "weight", name = "embed", slot = 1 : i64, tensors = [{byte_offset = 0 : i64, dtype = "F16", layout = "F16RowMajor", name = "embed", row_pitch_bytes = 32 : i64, shape = [6, 12]}]}},
-// CHECK-SAME: %[[H:[a-z0-9]+]]: memref<12xf32> {kiln.buffer = {{{.*}}kind = "scratch", name = "plane.embed", slot = [[SLOT:[0-9]+]] : i64}}
-// CHECK-SAME: %[[LC:[a-z0-9]+]]: memref<2xf32> {kiln.buffer = {{{.*}}kind = "scratch", name = "plane.log_softmax", slot = [[SLOT]] : i64}}
-// CHECK-SAME: %[[OUT:[a-z0-9]+]]: memref<6xf32> {kiln.buffer = {{{.*}}kind = "readback", name = "readback"
+// CHECK: func.func @decode(%[[P:[a-z0-9]+]]: memref<8xi32> {stage.buffer = #stage.buffer<kind = params, name = "params", slot = 0, byte_size = 32>},
+// CHECK-SAME: %[[E:[a-z0-9]+]]: memref<6x2xvector<4xi32>> {stage.buffer = #stage.buffer<kind = weight, name = "embed", slot = 1, byte_size = 192, tensors = [#stage.tensor<name = "embed", dtype = "F16", shape = [6, 12], layout = "F16RowMajor", byte_offset = 0, row_pitch_bytes = 32>]>},
+// CHECK-SAME: %[[H:[a-z0-9]+]]: memref<12xf32> {stage.buffer = #stage.buffer<kind = scratch, name = "plane.embed", slot = [[SLOT:[0-9]+]], byte_size = {{[0-9]+}}>}
+// CHECK-SAME: %[[LC:[a-z0-9]+]]: memref<2xf32> {stage.buffer = #stage.buffer<kind = scratch, name = "plane.log_softmax", slot = [[SLOT]], byte_size = {{[0-9]+}}>}
+// CHECK-SAME: %[[OUT:[a-z0-9]+]]: memref<6xf32> {stage.buffer = #stage.buffer<kind = readback, name = "readback"
 // The session's sampling options and stop token (stage.sample) and head top-p (stage.head_rows): params words 3-7.
-// CHECK-SAME: kiln.params = [{name = "temperature", rule = "Temperature", word = 3 : i64}, {name = "top_p", rule = "TopP", word = 4 : i64}, {name = "random", rule = "RandomU32", word = 5 : i64}, {name = "stop_token", rule = "StopToken", word = 6 : i64}, {name = "head_top_p", rule = "HeadTopP", word = 7 : i64}]
-// CHECK-SAME: kiln.readback = {arg = 8 : i64, byte_offset = 0 : i64, count = 6 : i64, values = "LogProbs"}
-// CHECK-SAME: kiln.sampled = {arg = 9 : i64, byte_offset = 0 : i64, draws, stop_flag}
+// CHECK-SAME: stage.params = [#stage.param<name = "temperature", word = 3, rule = "Temperature">, #stage.param<name = "top_p", word = 4, rule = "TopP">, #stage.param<name = "random", word = 5, rule = "RandomU32">, #stage.param<name = "stop_token", word = 6, rule = "StopToken">, #stage.param<name = "head_top_p", word = 7, rule = "HeadTopP">]
+// CHECK-SAME: stage.readback = #stage.readback<arg = 8, count = 6, values = "LogProbs">
+// CHECK-SAME: stage.sampled = #stage.sampled<arg = 9, draws = true, stop_flag = true>
 // CHECK: stage.dispatch "embed" {
 // CHECK-NEXT: stage.embed_gather table(%[[E]] : memref<6x2xvector<4xi32>>) params(%[[P]] : memref<8xi32>) out(%[[H]] : memref<12xf32>)
 // CHECK: stage.dispatch "final_norm" {
@@ -53,7 +53,7 @@ kiln.model @head_f16 embryo attributes {eps = 1.0e-06 : f32, hidden = 12 : i64, 
 // head rows take their row scale; the three q8_2f tensors are listed.
 
 // CHECK-LABEL: kiln.weight_format = "q8_2f"
-// CHECK: %[[ROWS:[a-z0-9]+]]: memref<6x1xvector<4xi32>> {kiln.buffer = {{{.*}}kind = "weight", name = "head.rows", {{.*}}tensors = [{byte_offset = 0 : i64, dtype = "I8", layout = "I8RowMajor", name = "head.rows.q", row_pitch_bytes = 16 : i64, shape = [6, 12]}]}}
+// CHECK: %[[ROWS:[a-z0-9]+]]: memref<6x1xvector<4xi32>> {stage.buffer = #stage.buffer<kind = weight, name = "head.rows", {{.*}}tensors = [#stage.tensor<name = "head.rows.q", dtype = "I8", shape = [6, 12], layout = "I8RowMajor", byte_offset = 0, row_pitch_bytes = 16>]>}
 // CHECK: stage.dispatch "final_norm" {
 // CHECK-NEXT: stage.rmsnorm residual(%[[H:[a-z0-9]+]] : memref<12xf32>) weight(%[[W:[a-z0-9]+]] : memref<12xf32>) outs(%[[X:[a-z0-9]+]] : memref<12xf32>) {eps
 // CHECK-NEXT: stage.rmsnorm residual(%[[H]] : memref<12xf32>) weight(%[[W]] : memref<12xf32>) outs(%[[XF:[a-z0-9]+]] : memref<12xf32>) folds(%[[T:[a-z0-9]+]] : memref<12xf32>) {eps
@@ -88,11 +88,11 @@ kiln.model @head_q8 embryo attributes {eps = 1.0e-06 : f32, hidden = 12 : i64, i
 // read from its weight buffer, not a scratch plane.
 
 // CHECK-LABEL: kiln.family = "dory"
-// CHECK: %[[H:[a-z0-9]+]]: memref<8xf32> {kiln.buffer = {{{.*}}kind = "scratch", name = "plane.embed"
-// CHECK-SAME: %[[IN:[a-z0-9]+]]: memref<8xf32> {kiln.buffer = {{{.*}}kind = "state", name = "loop.in"
-// CHECK-SAME: %[[ST:[a-z0-9]+]]: memref<8xf32> {kiln.buffer = {{{.*}}kind = "state", name = "loop.st"
-// CHECK-SAME: %[[HS:[a-z0-9]+]]: memref<4xf32> {kiln.buffer = {byte_offset = 0 : i64, byte_size = 16 : i64, kind = "weight", name = "head_scale"
-// CHECK-SAME: kiln.readback = {arg = [[RB:[0-9]+]] : i64, byte_offset = 0 : i64, count = 4 : i64, values = "Logits"}
+// CHECK: %[[H:[a-z0-9]+]]: memref<8xf32> {stage.buffer = #stage.buffer<kind = scratch, name = "plane.embed"
+// CHECK-SAME: %[[IN:[a-z0-9]+]]: memref<8xf32> {stage.buffer = #stage.buffer<kind = state, name = "loop.in"
+// CHECK-SAME: %[[ST:[a-z0-9]+]]: memref<8xf32> {stage.buffer = #stage.buffer<kind = state, name = "loop.st"
+// CHECK-SAME: %[[HS:[a-z0-9]+]]: memref<4xf32> {stage.buffer = #stage.buffer<kind = weight, name = "head_scale", slot = {{[0-9]+}}, byte_size = 16
+// CHECK-SAME: stage.readback = #stage.readback<arg = [[RB:[0-9]+]], count = 4, values = "Logits">
 // CHECK: stage.dispatch "mix_enter" {
 // CHECK-NEXT: stage.dory_mix hidden(%[[H]] : memref<8xf32>) entry(%[[IN]] : memref<8xf32>) state(%[[ST]] : memref<8xf32>) {eps = 9.99999997E-7 : f32, mode = 0 : i64}
 // CHECK: stage.dispatch "w" {
@@ -151,18 +151,18 @@ kiln.model @loop dory attributes {eps = 1.0e-06 : f32, hidden = 8 : i64, interme
 // the pass-0 queries as landmarks). The far state is four state buffers.
 
 // CHECK-LABEL: kiln.family = "dory"
-// CHECK: %[[P:[a-z0-9]+]]: memref<8xi32> {kiln.buffer = {{{[^}]*}}kind = "params"
-// CHECK-SAME: %[[G:[a-z0-9]+]]: memref<8xf32> {kiln.buffer = {{{[^}]*}}kind = "scratch", name = "plane.gate.out"
-// CHECK-SAME: %[[KR:[a-z0-9]+]]: memref<1x2x4xf32> {kiln.buffer = {{{[^}]*}}kind = "state", name = "kv.k"
-// CHECK-SAME: %[[VR:[a-z0-9]+]]: memref<1x2x4xf32> {kiln.buffer = {{{[^}]*}}kind = "state", name = "kv.v"
-// CHECK-SAME: %[[META:[a-z0-9]+]]: memref<3xi32> {kiln.buffer = {byte_offset = 0 : i64, byte_size = 12 : i64, kind = "state", name = "far.meta"
-// CHECK-SAME: %[[SUMS:[a-z0-9]+]]: memref<1x2x6xf32> {kiln.buffer = {{{[^}]*}}kind = "state", name = "far.sums"
-// CHECK-SAME: %[[LM:[a-z0-9]+]]: memref<1x2x4xf32> {kiln.buffer = {{{[^}]*}}kind = "state", name = "far.landmarks"
-// CHECK-SAME: %[[QN:[a-z0-9]+]]: memref<8xf32> {kiln.buffer = {{{[^}]*}}kind = "scratch", name = "plane.qk_prep.0"
-// CHECK-SAME: %[[INV:[a-z0-9]+]]: memref<1x2x2xf32> {kiln.buffer = {{{[^}]*}}kind = "state", name = "far.inverse"
-// CHECK-SAME: %[[SG:[a-z0-9]+]]: memref<8xf32> {kiln.buffer = {{{[^}]*}}kind = "weight", name = "s_g"
-// CHECK-SAME: %[[OG:[a-z0-9]+]]: memref<8xf32> {kiln.buffer = {{{[^}]*}}kind = "scratch", name = "plane.output_gate"
-// CHECK-SAME: kiln.device_flags = []
+// CHECK: %[[P:[a-z0-9]+]]: memref<8xi32> {stage.buffer = #stage.buffer<kind = params
+// CHECK-SAME: %[[G:[a-z0-9]+]]: memref<8xf32> {stage.buffer = #stage.buffer<kind = scratch, name = "plane.gate.out"
+// CHECK-SAME: %[[KR:[a-z0-9]+]]: memref<1x2x4xf32> {stage.buffer = #stage.buffer<kind = state, name = "kv.k"
+// CHECK-SAME: %[[VR:[a-z0-9]+]]: memref<1x2x4xf32> {stage.buffer = #stage.buffer<kind = state, name = "kv.v"
+// CHECK-SAME: %[[META:[a-z0-9]+]]: memref<3xi32> {stage.buffer = #stage.buffer<kind = state, name = "far.meta", slot = {{[0-9]+}}, byte_size = 12
+// CHECK-SAME: %[[SUMS:[a-z0-9]+]]: memref<1x2x6xf32> {stage.buffer = #stage.buffer<kind = state, name = "far.sums"
+// CHECK-SAME: %[[LM:[a-z0-9]+]]: memref<1x2x4xf32> {stage.buffer = #stage.buffer<kind = state, name = "far.landmarks"
+// CHECK-SAME: %[[QN:[a-z0-9]+]]: memref<8xf32> {stage.buffer = #stage.buffer<kind = scratch, name = "plane.qk_prep.0"
+// CHECK-SAME: %[[INV:[a-z0-9]+]]: memref<1x2x2xf32> {stage.buffer = #stage.buffer<kind = state, name = "far.inverse"
+// CHECK-SAME: %[[SG:[a-z0-9]+]]: memref<8xf32> {stage.buffer = #stage.buffer<kind = weight, name = "s_g"
+// CHECK-SAME: %[[OG:[a-z0-9]+]]: memref<8xf32> {stage.buffer = #stage.buffer<kind = scratch, name = "plane.output_gate"
+// CHECK-SAME: stage.device_flags = []
 // CHECK: stage.dispatch "gate" {
 // CHECK: stage.dispatch "far_push" {
 // CHECK-NEXT: stage.far_field_push k_ring(%[[KR]] : memref<1x2x4xf32>) v_ring(%[[VR]] : memref<1x2x4xf32>) params(%[[P]] : memref<8xi32>) landmarks(%[[LM]] : memref<1x2x4xf32>) far_sums(%[[SUMS]] : memref<1x2x6xf32>) far_meta(%[[META]] : memref<3xi32>) {scale = 2.000000e+00 : f32, window = 2 : i64}
@@ -256,17 +256,17 @@ kiln.model @far dory attributes {eps = 1.0e-06 : f32, hidden = 8 : i64, intermed
 // exit_test on them (threshold 0.9 as the config's double, not 0.9f); every
 // later dispatch, the second exit test included, carries skip_if on the
 // flag, so an exit leaves the read-out's logits as the call's result. The
-// flag is a state word the runtime resets each call (kiln.device_flags).
+// flag is a state word the runtime resets each call (stage.device_flags).
 
 // CHECK-LABEL: kiln.family = "dory"
-// CHECK: %[[H:[a-z0-9]+]]: memref<8xf32> {kiln.buffer = {{{[^}]*}}kind = "scratch", name = "plane.embed"
-// CHECK-SAME: %[[IN:[a-z0-9]+]]: memref<8xf32> {kiln.buffer = {{{[^}]*}}kind = "state", name = "loop.in"
-// CHECK-SAME: %[[ST:[a-z0-9]+]]: memref<8xf32> {kiln.buffer = {{{[^}]*}}kind = "state", name = "loop.st"
-// CHECK-SAME: %[[HS:[a-z0-9]+]]: memref<4xf32> {kiln.buffer = {{{[^}]*}}kind = "weight", name = "head_scale"
-// CHECK-SAME: %[[RB:[a-z0-9]+]]: memref<4xf32> {kiln.buffer = {{{[^}]*}}kind = "readback", name = "readback"
-// CHECK-SAME: %[[F:[a-z0-9]+]]: memref<1xi32> {kiln.buffer = {byte_offset = 0 : i64, byte_size = 4 : i64, kind = "state", name = "loop.exit"
-// CHECK-SAME: kiln.device_flags = [{arg = [[FARG:[0-9]+]] : i64, byte_offset = 0 : i64, name = "early_exit", reset_value = 0 : i64}]
-// CHECK-SAME: kiln.readback = {arg = [[RBARG:[0-9]+]] : i64, byte_offset = 0 : i64, count = 4 : i64, values = "Logits"}
+// CHECK: %[[H:[a-z0-9]+]]: memref<8xf32> {stage.buffer = #stage.buffer<kind = scratch, name = "plane.embed"
+// CHECK-SAME: %[[IN:[a-z0-9]+]]: memref<8xf32> {stage.buffer = #stage.buffer<kind = state, name = "loop.in"
+// CHECK-SAME: %[[ST:[a-z0-9]+]]: memref<8xf32> {stage.buffer = #stage.buffer<kind = state, name = "loop.st"
+// CHECK-SAME: %[[HS:[a-z0-9]+]]: memref<4xf32> {stage.buffer = #stage.buffer<kind = weight, name = "head_scale"
+// CHECK-SAME: %[[RB:[a-z0-9]+]]: memref<4xf32> {stage.buffer = #stage.buffer<kind = readback, name = "readback"
+// CHECK-SAME: %[[F:[a-z0-9]+]]: memref<1xi32> {stage.buffer = #stage.buffer<kind = state, name = "loop.exit", slot = {{[0-9]+}}, byte_size = 4
+// CHECK-SAME: stage.device_flags = [#stage.device_flag<name = "early_exit", arg = [[FARG:[0-9]+]]>]
+// CHECK-SAME: stage.readback = #stage.readback<arg = [[RBARG:[0-9]+]], count = 4, values = "Logits">
 // CHECK: stage.dispatch "alpha" {
 // CHECK: stage.dispatch "mix_exit_readout" {
 // CHECK-NEXT: stage.dory_mix hidden(%[[H]] : memref<8xf32>) entry(%[[IN]] : memref<8xf32>) state(%[[ST]] : memref<8xf32>) {eps = 9.99999997E-7 : f32, mode = 3 : i64}
@@ -346,10 +346,10 @@ kiln.model @exit dory attributes {eps = 1.0e-06 : f32, hidden = 8 : i64, interme
 // shared gate/up read a folded copy. The routed down adds onto the shared.
 
 // CHECK-LABEL: kiln.weight_format = "q8_2f"
-// CHECK: %[[SEL:[a-z0-9]+]]: memref<1xi32> {kiln.buffer = {byte_offset = 0 : i64, byte_size = 4 : i64, kind = "scratch", name = "plane.expert"
-// CHECK-SAME: %[[WG:[a-z0-9]+]]: memref<24x1xvector<4xi32>> {kiln.buffer = {byte_offset = 0 : i64, byte_size = 384 : i64, kind = "weight", name = "moe.experts.*.gate", slot = {{[0-9]+}} : i64, tensors = [{byte_offset = 0 : i64, dtype = "I8", layout = "I8RowMajor", name = "moe.experts.0.gate.q", row_pitch_bytes = 16 : i64, shape = [8, 12]}, {byte_offset = 128 : i64, dtype = "I8", layout = "I8RowMajor", name = "moe.experts.1.gate.q", row_pitch_bytes = 16 : i64, shape = [8, 12]}, {byte_offset = 256 : i64, dtype = "I8", layout = "I8RowMajor", name = "moe.experts.2.gate.q", row_pitch_bytes = 16 : i64, shape = [8, 12]}]}}
-// CHECK-SAME: %[[SG:[a-z0-9]+]]: memref<24xf32> {kiln.buffer = {byte_offset = 0 : i64, byte_size = 96 : i64, kind = "weight", name = "moe.experts.*.gate.row_scale", slot = {{[0-9]+}} : i64, tensors = [{byte_offset = 0 : i64, dtype = "F32", layout = "F32", name = "moe.experts.0.gate.row_scale", row_pitch_bytes = 0 : i64, shape = [8]}, {byte_offset = 32 : i64, {{.*}}}, {byte_offset = 64 : i64, dtype = "F32", layout = "F32", name = "moe.experts.2.gate.row_scale", row_pitch_bytes = 0 : i64, shape = [8]}]}}
-// CHECK-SAME: %[[TG:[a-z0-9]+]]: memref<36xf32> {kiln.buffer = {byte_offset = 0 : i64, byte_size = 144 : i64, kind = "weight", name = "moe.experts.*.gate.col_scale", slot = {{[0-9]+}} : i64, tensors = [{byte_offset = 0 : i64, dtype = "F32", layout = "F32", name = "moe.experts.0.gate.col_scale", row_pitch_bytes = 0 : i64, shape = [12]}, {byte_offset = 48 : i64, {{.*}}}, {byte_offset = 96 : i64, dtype = "F32", layout = "F32", name = "moe.experts.2.gate.col_scale", row_pitch_bytes = 0 : i64, shape = [12]}]}}
+// CHECK: %[[SEL:[a-z0-9]+]]: memref<1xi32> {stage.buffer = #stage.buffer<kind = scratch, name = "plane.expert", slot = {{[0-9]+}}, byte_size = 4
+// CHECK-SAME: %[[WG:[a-z0-9]+]]: memref<24x1xvector<4xi32>> {stage.buffer = #stage.buffer<kind = weight, name = "moe.experts.*.gate", slot = {{[0-9]+}}, byte_size = 384, tensors = [#stage.tensor<name = "moe.experts.0.gate.q", dtype = "I8", shape = [8, 12], layout = "I8RowMajor", byte_offset = 0, row_pitch_bytes = 16>, #stage.tensor<name = "moe.experts.1.gate.q", dtype = "I8", shape = [8, 12], layout = "I8RowMajor", byte_offset = 128, row_pitch_bytes = 16>, #stage.tensor<name = "moe.experts.2.gate.q", dtype = "I8", shape = [8, 12], layout = "I8RowMajor", byte_offset = 256, row_pitch_bytes = 16>]>}
+// CHECK-SAME: %[[SG:[a-z0-9]+]]: memref<24xf32> {stage.buffer = #stage.buffer<kind = weight, name = "moe.experts.*.gate.row_scale", slot = {{[0-9]+}}, byte_size = 96, tensors = [#stage.tensor<name = "moe.experts.0.gate.row_scale", dtype = "F32", shape = [8], layout = "F32", byte_offset = 0>, #stage.tensor<{{[^>]*}}byte_offset = 32>, #stage.tensor<name = "moe.experts.2.gate.row_scale", dtype = "F32", shape = [8], layout = "F32", byte_offset = 64>]>}
+// CHECK-SAME: %[[TG:[a-z0-9]+]]: memref<36xf32> {stage.buffer = #stage.buffer<kind = weight, name = "moe.experts.*.gate.col_scale", slot = {{[0-9]+}}, byte_size = 144, tensors = [#stage.tensor<name = "moe.experts.0.gate.col_scale", dtype = "F32", shape = [12], layout = "F32", byte_offset = 0>, #stage.tensor<{{[^>]*}}byte_offset = 48>, #stage.tensor<name = "moe.experts.2.gate.col_scale", dtype = "F32", shape = [12], layout = "F32", byte_offset = 96>]>}
 // CHECK: stage.dispatch "post_norm" {
 // CHECK-NEXT: stage.rmsnorm residual(%{{.*}}) weight(%{{.*}}) outs(%[[X:[a-z0-9]+]] : memref<12xf32>) {eps
 // CHECK-NEXT: stage.rmsnorm {{.*}} folds(
@@ -443,9 +443,9 @@ kiln.model @moe_q8 embryo attributes {eps = 1.0e-06 : f32, hidden = 12 : i64, in
 // routed mat-vecs take no scales, and a router without basis or shells.
 
 // CHECK-LABEL: kiln.weight_format = "f16"
-// CHECK: memref<16x2xvector<4xi32>> {kiln.buffer = {byte_offset = 0 : i64, byte_size = 512 : i64, kind = "weight", name = "*", slot = {{[0-9]+}} : i64, tensors = [{byte_offset = 0 : i64, dtype = "F16", layout = "F16RowMajor", name = "a", row_pitch_bytes = 32 : i64, shape = [8, 12]}, {byte_offset = 256 : i64, dtype = "F16", layout = "F16RowMajor", name = "b", row_pitch_bytes = 32 : i64, shape = [8, 12]}]}}
-// CHECK-SAME: memref<16x2xvector<4xi32>> {kiln.buffer = {byte_offset = 0 : i64, byte_size = 512 : i64, kind = "weight", name = "*", slot = {{[0-9]+}} : i64, tensors = [{byte_offset = 0 : i64, dtype = "F16", layout = "F16RowMajor", name = "c", {{.*}}}, {byte_offset = 256 : i64, dtype = "F16", layout = "F16RowMajor", name = "d",
-// CHECK-SAME: memref<24x1xvector<4xi32>> {kiln.buffer = {byte_offset = 0 : i64, byte_size = 384 : i64, kind = "weight", name = "*", slot = {{[0-9]+}} : i64, tensors = [{byte_offset = 0 : i64, dtype = "F16", layout = "F16RowMajor", name = "e", row_pitch_bytes = 16 : i64, shape = [12, 8]}, {byte_offset = 192 : i64, {{.*}}name = "f",
+// CHECK: memref<16x2xvector<4xi32>> {stage.buffer = #stage.buffer<kind = weight, name = "*", slot = {{[0-9]+}}, byte_size = 512, tensors = [#stage.tensor<name = "a", dtype = "F16", shape = [8, 12], layout = "F16RowMajor", byte_offset = 0, row_pitch_bytes = 32>, #stage.tensor<name = "b", dtype = "F16", shape = [8, 12], layout = "F16RowMajor", byte_offset = 256, row_pitch_bytes = 32>]>}
+// CHECK-SAME: memref<16x2xvector<4xi32>> {stage.buffer = #stage.buffer<kind = weight, name = "*", slot = {{[0-9]+}}, byte_size = 512, tensors = [#stage.tensor<name = "c", dtype = "F16", {{[^>]*}}byte_offset = 0, {{[^>]*}}>, #stage.tensor<name = "d", dtype = "F16", shape = [8, 12], layout = "F16RowMajor", byte_offset = 256,
+// CHECK-SAME: memref<24x1xvector<4xi32>> {stage.buffer = #stage.buffer<kind = weight, name = "*", slot = {{[0-9]+}}, byte_size = 384, tensors = [#stage.tensor<name = "e", dtype = "F16", shape = [12, 8], layout = "F16RowMajor", byte_offset = 0, row_pitch_bytes = 16>, #stage.tensor<name = "f", {{[^>]*}}byte_offset = 192,
 // CHECK: stage.router input(%{{.*}} : memref<12xf32>) centres(%{{.*}} : memref<2x12xf32>) bias(%{{.*}} : memref<2xf32>) selected(%[[SEL:[a-z0-9]+]] : memref<1xi32>)
 // CHECK: stage.matvec weight(%[[WA:[a-z0-9]+]] : memref<16x2xvector<4xi32>>) expert(%[[SEL]] : memref<1xi32>) input(
 // CHECK-SAME: {experts = 2 : i64, format = #stage.format<f16>}

@@ -2,7 +2,7 @@
 //
 // Reads the module convert-stage-to-gpu leaves (docs/pipeline.md): host
 // func.func programs whose gpu.launch_func operands are func arguments carrying
-// `kiln.buffer` attributes, and the `gpu.module` of kernels. Builds the plan
+// `stage.buffer` attributes, and the `gpu.module` of kernels. Builds the plan
 // of schemas/plan.fbs: buffers from the memory plan's slots, weight tensors,
 // kernels (the SPIR-V and MSL its caller compiled), the parameter block,
 // programs with barriers computed from read/write sets, readback and device

@@ -122,16 +122,11 @@ std::optional<Placement> placementOf(Value v) {
   auto func = dyn_cast_or_null<FunctionOpInterface>(arg.getOwner()->getParentOp());
   if (!func || arg.getOwner() != &func.getFunctionBody().front())
     return std::nullopt;
-  auto dict = func.getArgAttrOfType<DictionaryAttr>(arg.getArgNumber(), kBufferAttrName);
-  if (!dict)
+  BufferAttr buffer = bufferAttrOf(func, arg.getArgNumber());
+  if (!buffer || !buffer.getSlot())
     return std::nullopt;
-  auto slot = dict.getAs<IntegerAttr>("slot");
-  if (!slot)
-    return std::nullopt;
-  auto offset = dict.getAs<IntegerAttr>("byte_offset");
-  auto size = dict.getAs<IntegerAttr>("byte_size");
-  int64_t begin = offset ? offset.getInt() : 0;
-  return Placement{slot.getInt(), begin, size ? begin + size.getInt() : -1};
+  int64_t begin = buffer.getByteOffset();
+  return Placement{*buffer.getSlot(), begin, begin + buffer.getByteSize()};
 }
 
 std::string describe(Operation *stage, size_t index) {

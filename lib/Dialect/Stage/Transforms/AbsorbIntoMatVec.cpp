@@ -46,12 +46,9 @@ bool isScratch(Value v) {
   auto func = dyn_cast_or_null<FunctionOpInterface>(arg.getOwner()->getParentOp());
   if (!func)
     return false;
-  auto dict = func.getArgAttrOfType<DictionaryAttr>(arg.getArgNumber(), kBufferAttrName);
+  BufferAttr buffer = bufferAttrOf(func, arg.getArgNumber());
   // Hand-written stage modules (lit) carry no plan: any argument is scratch.
-  if (!dict)
-    return true;
-  auto kind = dict.getAs<StringAttr>("kind");
-  return kind && kind.getValue() == bufferKindName(BufferKind::Scratch);
+  return !buffer || buffer.getKind() == BufferKind::Scratch;
 }
 
 /// The one stage other than `producer` that uses `v`, if exactly one does.

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Dialect/Stage/Transforms/MemoryPlan.h"
+#include "kiln/Dialect/Stage/Transforms/Passes.h"
 
 #include "kiln/Dialect/Stage/IR/StageModule.h"
 #include "kiln/Dialect/Stage/IR/StageOps.h"
@@ -21,6 +22,9 @@
 using namespace mlir;
 
 namespace kiln::stage {
+
+#define GEN_PASS_DEF_KILNPLANMEMORY
+#include "kiln/Dialect/Stage/Transforms/Passes.h.inc"
 
 namespace {
 struct LiveRange {
@@ -64,18 +68,16 @@ int64_t planMemory(func::FuncOp func) {
     ++index;
   }
 
-  const std::string scratchKind = bufferKindName(BufferKind::Scratch);
-  auto kindOf = [&](unsigned i) -> std::string {
-    auto dict = func.getArgAttrOfType<DictionaryAttr>(i, kBufferAttrName);
-    if (!dict)
-      return scratchKind;
-    auto kind = dict.getAs<StringAttr>("kind");
-    return kind ? kind.str() : scratchKind;
+  const BufferKind scratchKind = BufferKind::Scratch;
+  // An argument without a placement (a hand-written module) is scratch.
+  auto kindOf = [&](unsigned i) {
+    BufferAttr buffer = bufferAttrOf(func, i);
+    return buffer ? buffer.getKind() : scratchKind;
   };
 
   std::vector<int64_t> slotOf(count, -1);
   std::vector<int64_t> slotBytes;
-  std::vector<std::string> slotKind;
+  std::vector<BufferKind> slotKind;
   // Weights, state, params and readback: one slot each, in argument order.
   for (unsigned i = 0; i < count; ++i)
     if (kindOf(i) != scratchKind) {
@@ -120,21 +122,33 @@ int64_t planMemory(func::FuncOp func) {
     slotOf[r.arg] = best->id;
   }
 
+  MLIRContext *ctx = func.getContext();
   for (unsigned i = 0; i < count; ++i) {
-    auto dict = func.getArgAttrOfType<DictionaryAttr>(i, kBufferAttrName);
-    NamedAttrList fields(dict);
-    fields.set("slot", b.getI64IntegerAttr(slotOf[i]));
-    fields.set("byte_offset", b.getI64IntegerAttr(0));
-    func.setArgAttr(i, kBufferAttrName, fields.getDictionary(func.getContext()));
+    // An argument without a placement (a hand-written module) gets one, as
+    // the scratch buffer it is taken for.
+    BufferAttr buffer = bufferAttrOf(func, i);
+    std::string name = buffer ? buffer.getName().str() : "arg" + std::to_string(i);
+    func.setArgAttr(i, kBufferAttrName,
+                    BufferAttr::get(ctx, kindOf(i), name, slotOf[i], /*byte_offset=*/0,
+                                    ranges[i].bytes,
+                                    buffer ? buffer.getTensors() : ArrayRef<WeightTensorAttr>()));
   }
   SmallVector<Attribute> table;
   for (size_t s = 0; s < slotBytes.size(); ++s)
-    table.push_back(b.getDictionaryAttr(
-        {b.getNamedAttr("slot", b.getI64IntegerAttr(static_cast<int64_t>(s))),
-         b.getNamedAttr("kind", b.getStringAttr(slotKind[s])),
-         b.getNamedAttr("byte_size", b.getI64IntegerAttr(slotBytes[s]))}));
+    table.push_back(SlotAttr::get(ctx, static_cast<int64_t>(s), slotKind[s], slotBytes[s]));
   func->setAttr(kSlotsAttrName, b.getArrayAttr(table));
   return static_cast<int64_t>(slotBytes.size());
 }
+
+namespace {
+struct KilnPlanMemoryPass : impl::KilnPlanMemoryBase<KilnPlanMemoryPass> {
+  void runOnOperation() override {
+    // Every program of stage dispatches (@decode, @prefill).
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (!func.isExternal() && !func.getOps<DispatchOp>().empty())
+        planMemory(func);
+  }
+};
+} // namespace
 
 } // namespace kiln::stage

@@ -5,7 +5,6 @@
 #include "kiln/Dialect/Stage/Transforms/MemoryPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/BuiltinAttributes.h"
 
 using namespace mlir;
 
@@ -17,13 +16,13 @@ bool canReplanScratch(FunctionOpInterface f) {
 
 void releaseScratchSlots(FunctionOpInterface f) {
   for (unsigned i = 0; i < f.getNumArguments(); ++i) {
-    auto dict = f.getArgAttrOfType<DictionaryAttr>(i, kBufferAttrName);
-    auto kind = dict ? dict.getAs<StringAttr>("kind") : StringAttr();
-    if (!kind || kind.getValue() != bufferKindName(BufferKind::Scratch))
+    BufferAttr buffer = bufferAttrOf(f, i);
+    if (!buffer || buffer.getKind() != BufferKind::Scratch)
       continue;
-    NamedAttrList fields(dict);
-    fields.erase("slot");
-    f.setArgAttr(i, kBufferAttrName, fields.getDictionary(f->getContext()));
+    f.setArgAttr(i, kBufferAttrName,
+                 BufferAttr::get(f->getContext(), buffer.getKind(), buffer.getName(),
+                                 /*slot=*/std::nullopt, buffer.getByteOffset(),
+                                 buffer.getByteSize(), buffer.getTensors()));
   }
 }
 

@@ -8,21 +8,21 @@ module attributes {kiln.family = "embryo", kiln.vocab_size = 6 : i64,
                    kiln.max_position = 64 : i64, kiln.weight_format = "f16",
                    kiln.config = "{}"} {
   func.func @decode(
-      %embed: memref<6x2xvector<4xi32>> {kiln.buffer = {kind = "weight", name = "embed", slot = 0 : i64, byte_offset = 0 : i64,
-          tensors = [{name = "embed.weight", dtype = "F16", shape = [6, 16], layout = "F16RowMajor", byte_offset = 0 : i64, row_pitch_bytes = 0 : i64}]}},
-      %norm: memref<16xf32> {kiln.buffer = {kind = "weight", name = "norm", slot = 0 : i64, byte_offset = 256 : i64,
-          tensors = [{name = "norm.weight", dtype = "F16", shape = [16], layout = "F16ToF32", byte_offset = 0 : i64}]}},
-      %clusters: memref<6x16xf32> {kiln.buffer = {kind = "weight", name = "clusters", slot = 0 : i64, byte_offset = 512 : i64,
-          tensors = [{name = "head.clusters", dtype = "F32", shape = [6, 16], layout = "F32", byte_offset = 0 : i64}]}},
-      %params: memref<4xi32> {kiln.buffer = {kind = "params", name = "params", slot = 1 : i64, byte_offset = 0 : i64}},
-      %logp: memref<6xf32> {kiln.buffer = {kind = "readback", name = "logprobs", slot = 2 : i64, byte_offset = 0 : i64}},
-      %h: memref<16xf32> {kiln.buffer = {kind = "scratch", name = "plane.h", slot = 3 : i64, byte_offset = 0 : i64}},
-      %x: memref<16xf32> {kiln.buffer = {kind = "scratch", name = "plane.x", slot = 3 : i64, byte_offset = 256 : i64}},
-      %s: memref<16xf32> {kiln.buffer = {kind = "scratch", name = "plane.probe", slot = 3 : i64, byte_offset = 512 : i64}},
-      %flags: memref<4xi32> {kiln.buffer = {kind = "state", name = "exit_flags", slot = 4 : i64, byte_offset = 0 : i64}})
-      attributes {kiln.readback = {arg = 4 : i64, byte_offset = 0 : i64, count = 6 : i64, values = "Logits"},
-                  kiln.params = [{name = "ring_slot", word = 3 : i64, rule = "PositionModN", n = 8 : i64, row = 0 : i64}],
-                  kiln.device_flags = [{name = "early_exit", arg = 8 : i64, byte_offset = 4 : i64, reset_value = 0 : i64}]} {
+      %embed: memref<6x2xvector<4xi32>> {stage.buffer = #stage.buffer<kind = weight, name = "embed", slot = 0, byte_offset = 0, byte_size = 192,
+          tensors = [#stage.tensor<name = "embed.weight", dtype = "F16", shape = [6, 16], layout = "F16RowMajor", byte_offset = 0, row_pitch_bytes = 0>]>},
+      %norm: memref<16xf32> {stage.buffer = #stage.buffer<kind = weight, name = "norm", slot = 0, byte_offset = 256, byte_size = 64,
+          tensors = [#stage.tensor<name = "norm.weight", dtype = "F16", shape = [16], layout = "F16ToF32", byte_offset = 0>]>},
+      %clusters: memref<6x16xf32> {stage.buffer = #stage.buffer<kind = weight, name = "clusters", slot = 0, byte_offset = 512, byte_size = 384,
+          tensors = [#stage.tensor<name = "head.clusters", dtype = "F32", shape = [6, 16], layout = "F32", byte_offset = 0>]>},
+      %params: memref<4xi32> {stage.buffer = #stage.buffer<kind = params, name = "params", slot = 1, byte_offset = 0, byte_size = 16>},
+      %logp: memref<6xf32> {stage.buffer = #stage.buffer<kind = readback, name = "logprobs", slot = 2, byte_offset = 0, byte_size = 24>},
+      %h: memref<16xf32> {stage.buffer = #stage.buffer<kind = scratch, name = "plane.h", slot = 3, byte_offset = 0, byte_size = 64>},
+      %x: memref<16xf32> {stage.buffer = #stage.buffer<kind = scratch, name = "plane.x", slot = 3, byte_offset = 256, byte_size = 64>},
+      %s: memref<16xf32> {stage.buffer = #stage.buffer<kind = scratch, name = "plane.probe", slot = 3, byte_offset = 512, byte_size = 64>},
+      %flags: memref<4xi32> {stage.buffer = #stage.buffer<kind = state, name = "exit_flags", slot = 4, byte_offset = 0, byte_size = 16>})
+      attributes {stage.readback = #stage.readback<arg = 4, byte_offset = 0, count = 6, values = "Logits">,
+                  stage.params = [#stage.param<name = "ring_slot", word = 3, rule = "PositionModN", n = 8, row = 0>],
+                  stage.device_flags = [#stage.device_flag<name = "early_exit", arg = 8, byte_offset = 4, reset_value = 0>]} {
     stage.dispatch "embed" {
       stage.embed_gather table(%embed : memref<6x2xvector<4xi32>>) params(%params : memref<4xi32>) out(%h : memref<16xf32>)
     }

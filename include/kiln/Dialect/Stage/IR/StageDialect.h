@@ -10,9 +10,6 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "kiln/Dialect/Stage/IR/StageDialect.h.inc"
-#include "kiln/Dialect/Stage/IR/StageEnums.h.inc"
-
-#define GET_ATTRDEF_CLASSES
-#include "kiln/Dialect/Stage/IR/StageAttrs.h.inc"
+#include "kiln/Dialect/Stage/IR/StageAttrs.h"
 
 #endif // KILN_DIALECT_STAGE_IR_STAGEDIALECT_H

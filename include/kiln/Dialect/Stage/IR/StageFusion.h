@@ -73,7 +73,7 @@ llvm::StringRef fusionFormName(FusionForm form);
 llvm::SmallVector<mlir::Value> writtenBuffers(mlir::Operation *stage);
 
 /// Whether two buffers may share bytes: the same value, or two function
-/// arguments whose `kiln.buffer` placements (slot, byte_offset, byte_size)
+/// arguments whose `stage.buffer` placements (slot, byte_offset, byte_size)
 /// overlap (an argument without byte_size overlaps its whole slot).
 bool buffersMayAlias(mlir::Value a, mlir::Value b);
 

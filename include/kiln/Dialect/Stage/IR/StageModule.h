@@ -2,33 +2,43 @@
 //
 // A stage-level module (docs/pipeline.md) is `func.func @decode` (and
 // @prefill) of stage.dispatch ops over buffer arguments. What the plan writer
-// needs beyond the stages rides on attributes: each argument's `kiln.buffer`
-// (kind, name, slot, byte offset, tensors), the func's `kiln.slots`,
-// `kiln.readback`, `kiln.params`, `kiln.device_flags` and `kiln.sampled`.
+// needs beyond the stages rides on the typed attributes of StageAttrs.td:
+// each argument's `stage.buffer`, the func's `stage.slots`, `stage.readback`,
+// `stage.params`, `stage.device_flags` and `stage.sampled`.
 // convert-kiln-to-stage writes them, the Stage transforms and the plan writer
-// read them: their names live here, with the Stage dialect.
+// read them, the Stage dialect verifies them: their names live here.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_DIALECT_STAGE_IR_STAGEMODULE_H
 #define KILN_DIALECT_STAGE_IR_STAGEMODULE_H
 
-#include "mlir/IR/BuiltinTypes.h"
-#include "llvm/ADT/StringRef.h"
+#include "kiln/Dialect/Stage/IR/StageDialect.h"
 
-#include <optional>
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace kiln::stage {
 
-inline constexpr const char *kBufferAttrName = "kiln.buffer";
-inline constexpr const char *kSlotsAttrName = "kiln.slots";
-inline constexpr const char *kReadbackAttrName = "kiln.readback";
-inline constexpr const char *kParamsAttrName = "kiln.params";
-inline constexpr const char *kDeviceFlagsAttrName = "kiln.device_flags";
-/// {arg, byte_offset[, draws][, stop_flag]}: where stage.sample leaves the step's
-/// token and its log-probability; `draws` (unit) when it also draws at the
-/// session's temperature and top-p (its params words below), not only the greedy
-/// pick; `stop_flag` (unit) when a continue word follows them (kStopTokenWord).
-inline constexpr const char *kSampledAttrName = "kiln.sampled";
+/// BufferAttr on each argument of a stage program.
+inline constexpr const char *kBufferAttrName = "stage.buffer";
+/// The program's memory plan: an array of SlotAttr (kiln-plan-memory).
+inline constexpr const char *kSlotsAttrName = "stage.slots";
+/// ReadbackAttr: what the host reads after a step.
+inline constexpr const char *kReadbackAttrName = "stage.readback";
+/// An array of ParamFieldAttr: the params words beyond the fixed three.
+inline constexpr const char *kParamsAttrName = "stage.params";
+/// An array of DeviceFlagAttr.
+inline constexpr const char *kDeviceFlagsAttrName = "stage.device_flags";
+/// SampledAttr: where stage.sample leaves the step's token and its
+/// log-probability (and whether it draws and writes a continue word).
+inline constexpr const char *kSampledAttrName = "stage.sampled";
+
+/// f64 on every dispatch after kiln-fuse-dispatches (and on the launch it
+/// becomes): kernel + boundary, µs.
+inline constexpr const char *kEstimatedMicrosAttr = "stage.estimated_us";
+/// String on the module after kiln-fuse-dispatches: the cost target the
+/// estimates are for.
+inline constexpr const char *kTargetNameAttr = "stage.cost_target";
 
 /// The params words stage.sample's draw reads (f32 bits, f32 bits, u32); the
 /// plan fields Temperature, TopP and RandomU32 the host writes there.
@@ -42,34 +52,9 @@ inline constexpr int64_t kStopTokenWord = 6;
 /// stage.head_rows reads when its params hold it.
 inline constexpr int64_t kHeadTopPWord = 7;
 
-/// What a logical buffer holds: its `kiln.buffer` `kind` (docs/pipeline.md). The plan's
-/// flatbuffer enum is the file format's copy; the plan writer maps one to the other.
-enum class BufferKind { Weight, State, Scratch, Params, Readback };
-
-/// The `kind` string of `kind` in a kiln.buffer attribute.
-inline const char *bufferKindName(BufferKind kind) {
-  switch (kind) {
-  case BufferKind::Weight:
-    return "weight";
-  case BufferKind::State:
-    return "state";
-  case BufferKind::Scratch:
-    return "scratch";
-  case BufferKind::Params:
-    return "params";
-  case BufferKind::Readback:
-    return "readback";
-  }
-  return "scratch";
-}
-
-/// The kind named by a kiln.buffer `kind` string, if it names one.
-inline std::optional<BufferKind> parseBufferKind(llvm::StringRef name) {
-  for (BufferKind kind : {BufferKind::Weight, BufferKind::State, BufferKind::Scratch,
-                          BufferKind::Params, BufferKind::Readback})
-    if (name == bufferKindName(kind))
-      return kind;
-  return std::nullopt;
+/// The placement of argument `i` of `func`, if it has one.
+inline BufferAttr bufferAttrOf(mlir::FunctionOpInterface func, unsigned i) {
+  return func.getArgAttrOfType<BufferAttr>(i, kBufferAttrName);
 }
 
 /// Byte size of a buffer argument: a static memref of f32, i32 or vector<4xi32>.

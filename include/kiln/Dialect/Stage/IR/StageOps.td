@@ -35,6 +35,10 @@ def Stage_Dialect : Dialect {
     kernel.
   }];
   let useDefaultAttributePrinterParser = 1;
+  // The stage module's contract attributes (StageAttrs.td) on functions and
+  // their arguments.
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
 }
 
 class Stage_Op<string mnemonic, list<Trait> traits = []>
@@ -63,6 +67,8 @@ def Stage_Activation : I32EnumAttr<"Activation", "activation applied to a matvec
 def Stage_ActivationAttr : EnumAttr<Stage_Dialect, Stage_Activation, "activation"> {
   let assemblyFormat = "`<` $value `>`";
 }
+
+include "kiln/Dialect/Stage/IR/StageAttrs.td"
 
 //===----------------------------------------------------------------------===//
 // Buffer type constraints
@@ -850,7 +856,7 @@ def Stage_ExitTestOp : Stage_Op<"exit_test"> {
     `logp = l − logsumexp(l)`. When **every** row is confident (the
     reference's multi-row rule), `flag[flag_word] = 1`; otherwise nothing is
     written, so the flag only goes up within a call (the runtime resets it
-    each call, `kiln.device_flags`). The test compares the max log-prob with
+    each call, `stage.device_flags`). The test compares the max log-prob with
     the least f32 L such that exp(L) ≥ threshold in double, i.e. what the
     reference decides with `exp(double(best)) >= threshold`. Later
     dispatches of the call carry `skip_if(flag)[flag_word]`; the read-out's

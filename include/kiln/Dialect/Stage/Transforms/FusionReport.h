@@ -10,17 +10,14 @@
 #ifndef KILN_DIALECT_STAGE_TRANSFORMS_FUSIONREPORT_H
 #define KILN_DIALECT_STAGE_TRANSFORMS_FUSIONREPORT_H
 
+#include "kiln/Dialect/Stage/IR/StageModule.h"
+
 #include "mlir/IR/BuiltinOps.h"
 
 #include <string>
 #include <vector>
 
 namespace kiln::stage {
-
-/// f64 on every dispatch after the pass: kernel + boundary, µs.
-inline constexpr const char *kEstimatedMicrosAttr = "stage.estimated_us";
-/// String on the module after the pass: the target the estimates are for.
-inline constexpr const char *kTargetNameAttr = "stage.cost_target";
 
 struct DispatchReport {
   std::string name;

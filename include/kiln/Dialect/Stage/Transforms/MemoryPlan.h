@@ -8,8 +8,8 @@ namespace kiln::stage {
 
 /// Assigns every scratch argument of `func` a physical slot by liveness over
 /// the order of its stage.dispatch ops (docs/memory.md) and fills in the
-/// `slot`/`byte_offset` fields of the arguments' kiln.buffer attributes and
-/// the func's kiln.slots table. Non-scratch buffers get a slot each. Returns
+/// `slot`/`byte_offset` fields of the arguments' stage.buffer attributes and
+/// the func's stage.slots table. Non-scratch buffers get a slot each. Returns
 /// the number of slots.
 int64_t planMemory(mlir::func::FuncOp func);
 

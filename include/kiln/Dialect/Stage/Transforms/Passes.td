@@ -4,6 +4,34 @@
 
 include "mlir/Pass/PassBase.td"
 
+def KilnPlanMemory : Pass<"kiln-plan-memory", "::mlir::ModuleOp"> {
+  let summary = "Place every buffer argument of a stage program in a physical slot";
+  let description = [{
+    For each `func.func` of stage dispatches (docs/memory.md): weights, state,
+    params and readback get a slot each, in argument order; scratch buffers
+    share slots by liveness over the dispatch order (greedy interval
+    colouring: a buffer takes a free slot whose last user ran strictly
+    before its first, the smallest that fits, else the largest free one,
+    else a new one). Fills in `slot` (and `byte_offset` 0) of every
+    argument's `#stage.buffer` (an argument without one is taken for
+    scratch and gets one) and the func's `stage.slots` table. Runs after
+    convert-kiln-to-stage; kiln-fuse-dispatches re-runs the scratch part
+    after it reorders dispatches.
+
+    Before:
+    ```mlir
+    func.func @decode(%a: memref<8xf32> {stage.buffer = #stage.buffer<kind = scratch, name = "a", byte_size = 32>},
+                      %b: memref<8xf32> {stage.buffer = #stage.buffer<kind = scratch, name = "b", byte_size = 32>}, ...)
+    ```
+    After (a and b never live at once):
+    ```mlir
+    func.func @decode(%a: memref<8xf32> {stage.buffer = #stage.buffer<kind = scratch, name = "a", slot = 2, byte_size = 32>},
+                      %b: memref<8xf32> {stage.buffer = #stage.buffer<kind = scratch, name = "b", slot = 2, byte_size = 32>}, ...)
+        attributes {stage.slots = [..., #stage.slot<slot = 2, kind = scratch, byte_size = 256>]}
+    ```
+  }];
+}
+
 def KilnFuseDispatches : Pass<"kiln-fuse-dispatches", "::mlir::ModuleOp"> {
   let summary = "Merge stage.dispatch regions where the cost model says one kernel is faster";
   let description = [{

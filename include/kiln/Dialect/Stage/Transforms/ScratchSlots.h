@@ -1,7 +1,7 @@
 //===- ScratchSlots.h - Re-running the scratch memory plan ------*- C++ -*-===//
 //
 // convert-kiln-to-stage lays scratch planes into slots for the order it
-// emits (kiln.slots). Passes that reorder or rewrite dispatches drop those
+// emits (stage.slots). Passes that reorder or rewrite dispatches drop those
 // slots first (two scratch buffers then alias only when they are the same
 // value) and lay them out again afterwards, for the new order.
 //
@@ -14,7 +14,7 @@
 namespace kiln::stage {
 
 /// Whether `f`'s scratch slots came from convert-kiln-to-stage's memory plan
-/// (`kiln.slots`) and this build can run that plan again.
+/// (`stage.slots`) and this build can run that plan again.
 bool canReplanScratch(mlir::FunctionOpInterface f);
 
 /// Drops the slot of every scratch buffer of `f`.
