@@ -33,7 +33,9 @@
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
@@ -44,6 +46,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <functional>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -201,6 +204,44 @@ private:
   std::chrono::steady_clock::time_point start_;
 };
 
+/// Progress lines for the pipeline's slow passes, and the fusion report right
+/// after kiln-fuse-dispatches (the dispatch regions are gone once the kernels
+/// are generated), from inside the one pass-manager run.
+class PipelineProgress : public PassInstrumentation {
+public:
+  PipelineProgress(Progress &progress, std::function<void(ModuleOp)> afterFusion)
+      : progress_(progress), afterFusion_(std::move(afterFusion)) {}
+
+  void runBeforePass(Pass *pass, Operation *) override {
+    if (const char *what = describe(pass->getArgument()))
+      progress_.begin(what);
+  }
+  void runAfterPass(Pass *pass, Operation *op) override {
+    if (describe(pass->getArgument()))
+      progress_.end();
+    if (pass->getArgument() == "kiln-fuse-dispatches" && afterFusion_)
+      if (auto module = dyn_cast<ModuleOp>(op))
+        afterFusion_(module);
+  }
+  void runAfterPassFailed(Pass *pass, Operation *) override {
+    if (describe(pass->getArgument()))
+      progress_.end();
+  }
+
+private:
+  /// The passes worth a progress line.
+  static const char *describe(StringRef pass) {
+    return llvm::StringSwitch<const char *>(pass)
+        .Case("convert-kiln-to-stage", "lowering to stages")
+        .Case("kiln-fuse-dispatches", "fusing dispatches")
+        .Case("convert-stage-to-gpu", "generating GPU kernels")
+        .Default(nullptr);
+  }
+
+  Progress &progress_;
+  std::function<void(ModuleOp)> afterFusion_;
+};
+
 /// Writes text to -o (atomically) or stdout.
 int writeText(const std::string &text) {
   if (outputPath.empty() || outputPath == "-") {
@@ -329,32 +370,6 @@ int main(int argc, char **argv) {
       return fail("cannot parse '" + fromStages + "'");
   }
 
-  // Everything below reports through MLIR diagnostics on stderr.
-  auto runTo = [&](::kiln::PipelineLevel from, ::kiln::PipelineLevel to,
-                   const std::string &what) -> bool {
-    PassManager pm(&context);
-    if (failed(applyPassManagerCLOptions(pm)))
-      return false;
-    DefaultTimingManager timing;
-    applyDefaultTimingManagerCLOptions(timing);
-    TimingScope timingScope = timing.getRootScope();
-    pm.enableTiming(timingScope);
-    ::kiln::KilnPipelineOptions options = pipeline;
-    options.from = from;
-    options.to = to;
-    std::string error;
-    if (failed(::kiln::buildKilnPipeline(pm, options, &error))) {
-      fail(error);
-      return false;
-    }
-    progress.begin(what);
-    bool ok = succeeded(pm.run(*module));
-    progress.end();
-    if (!ok)
-      fail(what + " failed (see the diagnostics above)");
-    return ok;
-  };
-
   // The device the kernels are for: shapes and SPIR-V capabilities.
   {
     auto desc = ::kiln::stage::selectTarget(
@@ -388,28 +403,36 @@ int main(int argc, char **argv) {
       pipeline.attentionValueDims = dims;
     }
   }
-  if (fromConfig &&
-      !runTo(::kiln::PipelineLevel::Graph, ::kiln::PipelineLevel::Stages, "lowering to stages"))
-    return 1;
-  // Fusion on its own, so that --emit=stages shows the dispatch regions and
-  // the report can read them; the GPU leg then only re-annotates estimates.
+  // One pass manager from the input's level to what is emitted, every pass
+  // once (docs/pipeline.md); everything reports through MLIR diagnostics.
   {
+    ::kiln::KilnPipelineOptions options = pipeline;
+    options.from = fromConfig ? ::kiln::PipelineLevel::Graph : ::kiln::PipelineLevel::Stages;
+    options.to = emit == "stages" ? ::kiln::PipelineLevel::Stages : ::kiln::PipelineLevel::GPU;
     PassManager pm(&context);
-    ::kiln::addFusionPasses(pm, pipeline);
-    progress.begin(pipeline.fusion ? "fusing dispatches" : "estimating dispatches");
-    bool ok = succeeded(pm.run(*module));
-    progress.end();
-    if (!ok)
-      return fail("fusion failed (see the diagnostics above)");
-    pipeline.fusion = false;
+    if (failed(applyPassManagerCLOptions(pm)))
+      return fail("bad pass manager options");
+    DefaultTimingManager timing;
+    applyDefaultTimingManagerCLOptions(timing);
+    TimingScope timingScope = timing.getRootScope();
+    pm.enableTiming(timingScope);
+    std::string error;
+    if (failed(::kiln::buildKilnPipeline(pm, options, &error)))
+      return fail(error);
+    // The pipeline to stages stops before fusion; --emit=stages shows the
+    // fused regions.
+    if (options.to == ::kiln::PipelineLevel::Stages)
+      ::kiln::addFusionPasses(pm, options);
+    pm.addInstrumentation(std::make_unique<PipelineProgress>(progress, [&](ModuleOp fused) {
+      if (fusionReport)
+        (emit.empty() ? llvm::outs() : llvm::errs())
+            << ::kiln::stage::formatFusionReport(::kiln::stage::buildFusionReport(fused));
+    }));
+    if (failed(pm.run(*module)))
+      return fail("compilation failed (see the diagnostics above)");
   }
-  if (fusionReport)
-    (emit.empty() ? llvm::outs() : llvm::errs())
-        << ::kiln::stage::formatFusionReport(::kiln::stage::buildFusionReport(*module));
   if (emit == "stages")
     return printModule(*module);
-  if (!runTo(::kiln::PipelineLevel::Stages, ::kiln::PipelineLevel::GPU, "generating GPU kernels"))
-    return 1;
   if (emit == "gpu")
     return printModule(*module);
 
