@@ -1,8 +1,6 @@
 //===- Pipeline.cpp - Kiln's compile pipeline -----------------------------===//
 //
-// Passes owned by other parts of the tree are found by their registered name,
-// so this library builds in a checkout where they have not landed yet and
-// reports clearly which one is missing.
+// Every pass by its typed creator, in the order docs/pipeline.md draws.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Pipeline/Pipeline.h"
@@ -19,28 +17,6 @@ using namespace mlir;
 
 namespace kiln {
 namespace {
-
-/// Adds the registered pass `name` with `options` (textual form) to `pm`.
-LogicalResult addRegisteredPass(OpPassManager &pm, StringRef name, StringRef options,
-                                std::string *error) {
-  const PassInfo *info = PassInfo::lookup(name);
-  if (!info) {
-    if (error)
-      *error = ("pass '" + name + "' is not part of this build").str();
-    return failure();
-  }
-  std::string message;
-  auto handler = [&](const Twine &text) {
-    message = text.str();
-    return failure();
-  };
-  if (failed(info->addToPipeline(pm, options, handler))) {
-    if (error)
-      *error = ("pass '" + name + "': " + message).str();
-    return failure();
-  }
-  return success();
-}
 
 struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
   Option<std::string> from{*this, "from", llvm::cl::desc("input level: graph | stages"),
@@ -90,8 +66,7 @@ LogicalResult buildKilnPipeline(OpPassManager &pm, const KilnPipelineOptions &op
     return failure();
   }
   if (options.from == PipelineLevel::Graph && options.to >= PipelineLevel::Stages) {
-    if (failed(addRegisteredPass(pm, "convert-kiln-to-stage", "", error)))
-      return failure();
+    pm.addPass(createConvertKilnToStage());
     // The lowering leaves every buffer unplaced; a stage-level input comes placed.
     pm.addPass(stage::createKilnPlanMemory());
   }

@@ -52,8 +52,8 @@ struct KilnPipelineOptions {
 };
 
 /// Adds the passes from `options.from` to `options.to` to `pm` (anchored on
-/// builtin.module). Fails with a message when a pass the range needs is not
-/// part of this build (e.g. convert-kiln-to-stage in a partial checkout).
+/// builtin.module). Fails with a message when the range is empty the wrong
+/// way round (from after to).
 mlir::LogicalResult buildKilnPipeline(mlir::OpPassManager &pm,
                                       const KilnPipelineOptions &options,
                                       std::string *error);
