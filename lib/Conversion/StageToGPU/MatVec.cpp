@@ -311,13 +311,25 @@ public:
     return {first, kb.mul(kb.index(workgroups), subgroups)};
   }
 
-  /// Member r stores total r (the block's row r). Returns that row
-  /// (meaningful where ownsRow(row) holds).
-  Value store(const Item &it, ArrayRef<Value> totals) {
-    Value self = member();
-    Value y = kb.pickBy(self, totals);
-    Value row = kb.add(it.firstRow, self);
-    kb.ifThen(ownsRow(row), [&] {
+  /// Runs `body(r)` for each row r of an item (an index into its totals)
+  /// this thread stores: its thread id where a workgroup computes the item;
+  /// its lane, lane + S, ... where a subgroup of S lanes does (an item may
+  /// hold more rows than the subgroup has lanes).
+  void forEachOwnedRow(const std::function<void(Value r)> &body) {
+    if (!bySubgroup) {
+      body(kb.threadId());
+      return;
+    }
+    kb.forLoop(kb.laneId(), kb.index(rowsPerItem), kb.subgroupSize(),
+               [&](Value r) { body(r); });
+  }
+
+  /// Stores total r, the block's row r, where that row exists. Returns the
+  /// row (meaningful where ownsRow(r, row) holds).
+  Value storeRow(const Item &it, ArrayRef<Value> totals, Value r) {
+    Value y = kb.pickBy(r, totals);
+    Value row = kb.add(it.firstRow, r);
+    kb.ifThen(ownsRow(r, row), [&] {
       Value v = y;
       Value wrow = rowBase ? kb.add(rowBase, row) : row;
       if (op.getRowScale())
@@ -336,11 +348,17 @@ public:
     return row;
   }
 
-  /// Computes item (row block, chunk) with the whole workgroup; thread r
-  /// stores the block's row r.
-  Value emitItem(Value item) {
+  /// The item's totals, one a row, in every thread that shares the item.
+  SmallVector<Value> totalsOf(const Item &it) {
+    return sumOverItem(partials(MutableArrayRef<MatVecRows>(*this), it));
+  }
+
+  /// Computes item (row block, chunk) with the threads that share it; each
+  /// stores the rows it owns (forEachOwnedRow).
+  void emitItem(Value item) {
     Item it = itemAt(item);
-    return store(it, sumOverItem(partials(MutableArrayRef<MatVecRows>(*this), it)));
+    SmallVector<Value> totals = totalsOf(it);
+    forEachOwnedRow([&](Value r) { storeRow(it, totals, r); });
   }
 
   /// Whether `other` walks the same items (rows, chunks, packed columns), so
@@ -363,9 +381,10 @@ public:
            colScale == other.colScale && colBase == other.colBase;
   }
 
-  /// Whether this thread stored `row` (row = first row of its block + member).
-  Value ownsRow(Value row) {
-    Value mine = kb.ult(member(), kb.index(rowsPerItem));
+  /// Whether this thread stored `row`, its item's row r (row = the block's
+  /// first row + r).
+  Value ownsRow(Value r, Value row) {
+    Value mine = kb.ult(r, kb.index(rowsPerItem));
     return arith::AndIOp::create(kb.b, kb.loc, mine, kb.ult(row, kb.index(rows)));
   }
 
@@ -407,24 +426,31 @@ void buildRowEpilogueKernel(ArrayRef<stage::MatVecOp> ops, KernelBuilder &kb,
   });
   auto [firstItem, stride] = matvecs.front().itemWalk(workgroups);
   kb.forLoop(firstItem, kb.index(items), stride, [&](Value item) {
-    Value row;
+    SmallVector<MatVecRows::Item> its;
+    SmallVector<SmallVector<Value>> totals;
     if (shared) {
       // One pass over the columns for every mat-vec (gate and up, even
       // with q8_2f's own column scales): all their rows' loads in flight
       // together, one reduction.
-      SmallVector<MatVecRows::Item> its;
       for (MatVecRows &m : matvecs)
         its.push_back(m.itemAt(item));
-      SmallVector<Value> totals =
-          matvecs.front().sumOverItem(MatVecRows::partials(matvecs, its));
-      for (auto [i, m] : llvm::enumerate(matvecs))
-        row = m.store(its[i], ArrayRef<Value>(totals).slice(i * perItem, perItem));
+      SmallVector<Value> all = matvecs.front().sumOverItem(MatVecRows::partials(matvecs, its));
+      for (size_t i = 0; i < matvecs.size(); ++i)
+        totals.emplace_back(ArrayRef<Value>(all).slice(i * perItem, perItem));
     } else {
-      for (MatVecRows &m : matvecs)
-        row = m.emitItem(item);
+      for (MatVecRows &m : matvecs) {
+        its.push_back(m.itemAt(item));
+        totals.push_back(m.totalsOf(its.back()));
+      }
     }
-    // Thread r stored every mat-vec's value of row r: it alone reads them.
-    kb.ifThen(matvecs.front().ownsRow(row), [&] { epilogue(row); });
+    matvecs.front().forEachOwnedRow([&](Value r) {
+      Value row;
+      for (auto [i, m] : llvm::enumerate(matvecs))
+        row = m.storeRow(its[i], totals[i], r);
+      // This thread stored every mat-vec's value of the row: it alone
+      // reads them.
+      kb.ifThen(matvecs.front().ownsRow(r, row), [&] { epilogue(row); });
+    });
   });
 }
 

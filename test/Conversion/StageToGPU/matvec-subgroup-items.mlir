@@ -20,6 +20,10 @@
 // CHECK-COUNT-4: memref.load %arg0[%{{[0-9]+}}, %{{[0-9]+}}] : memref<72x25xvector<4xi32>>
 // CHECK-COUNT-4: gpu.subgroup_reduce add
 // CHECK-NOT: gpu.barrier
+// Lane r stores rows r, r + S, ... of the item's 4 (more rows than lanes is allowed).
+// CHECK: %[[S:.*]] = gpu.subgroup_size
+// CHECK: %[[LANE:.*]] = gpu.lane_id
+// CHECK: scf.for %{{.*}} = %[[LANE]] to %c4{{.*}} step %[[S]]
 // CHECK: memref.store %{{.*}}, %arg2[%{{.*}}] : memref<72xf32>
 // CHECK-NOT: gpu.barrier
 // CHECK: gpu.return
