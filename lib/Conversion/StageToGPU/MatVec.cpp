@@ -291,9 +291,17 @@ public:
   /// The thread's place among those sharing an item: its lane where a
   /// subgroup computes an item, else its thread id.
   Value member() const { return bySubgroup ? kb.laneId() : kb.threadId(); }
-  /// How many threads share an item.
+  /// How many threads share an item: a subgroup's lanes, or all of a
+  /// workgroup smaller than one subgroup (a partial subgroup: a 32-thread
+  /// workgroup on 64-lane hardware has 32 lanes, not SubgroupSize).
   Value members() const {
-    return bySubgroup ? kb.subgroupSize() : kb.index(kb.getWorkgroupSize());
+    if (!bySubgroup)
+      return kb.index(kb.getWorkgroupSize());
+    // One op a statement: the IR must not depend on the C++ compiler's
+    // argument evaluation order.
+    Value size = kb.subgroupSize();
+    Value threads = kb.index(kb.getWorkgroupSize());
+    return kb.min(size, threads);
   }
 
   /// Adds the item's partials over the threads that share it.
@@ -307,8 +315,10 @@ public:
     if (!bySubgroup)
       return {kb.workgroupId(), kb.index(workgroups)};
     Value subgroups = kb.numSubgroups();
-    Value first = kb.add(kb.mul(kb.workgroupId(), subgroups), kb.subgroupId());
-    return {first, kb.mul(kb.index(workgroups), subgroups)};
+    Value base = kb.mul(kb.workgroupId(), subgroups);
+    Value first = kb.add(base, kb.subgroupId());
+    Value grid = kb.index(workgroups);
+    return {first, kb.mul(grid, subgroups)};
   }
 
   /// Runs `body(r)` for each row r of an item (an index into its totals)
@@ -320,8 +330,10 @@ public:
       body(kb.threadId());
       return;
     }
-    kb.forLoop(kb.laneId(), kb.index(rowsPerItem), kb.subgroupSize(),
-               [&](Value r) { body(r); });
+    Value lanes = members();
+    Value lane = kb.laneId();
+    Value end = kb.index(rowsPerItem);
+    kb.forLoop(lane, end, lanes, [&](Value r) { body(r); });
   }
 
   /// Stores total r, the block's row r, where that row exists. Returns the

@@ -21,9 +21,11 @@
 // CHECK-COUNT-4: gpu.subgroup_reduce add
 // CHECK-NOT: gpu.barrier
 // Lane r stores rows r, r + S, ... of the item's 4 (more rows than lanes is allowed).
-// CHECK: %[[S:.*]] = gpu.subgroup_size
+// The lanes: the subgroup size, or the whole workgroup if it is smaller.
+// CHECK: %[[SIZE:.*]] = gpu.subgroup_size
+// CHECK: %[[LANES:.*]] = arith.minui %[[SIZE]], %c128
 // CHECK: %[[LANE:.*]] = gpu.lane_id
-// CHECK: scf.for %{{.*}} = %[[LANE]] to %c4{{.*}} step %[[S]]
+// CHECK: scf.for %{{.*}} = %[[LANE]] to %c4{{.*}} step %[[LANES]]
 // CHECK: memref.store %{{.*}}, %arg2[%{{.*}}] : memref<72xf32>
 // CHECK-NOT: gpu.barrier
 // CHECK: gpu.return
