@@ -51,7 +51,8 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
       "submit_us", "read_bandwidth_gbps", "single_workgroup_bandwidth_gbps",
       "matvec_efficiency", "compute_gflops", "subgroup_size",
       "max_workgroup_size", "max_shared_memory_bytes", "compute_units", "reduce_workgroup_size",
-      "attention_value_dims", "q8_matvec_efficiency", "workgroup_barrier_us", "cache_bandwidth_gbps", "subgroup_arithmetic"};
+      "attention_value_dims", "q8_matvec_efficiency", "workgroup_barrier_us", "cache_bandwidth_gbps", "subgroup_arithmetic",
+      "matvec_items"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!known.count(it.key()))
       return io::Error("target: unknown field '" + it.key() + "'");
@@ -104,6 +105,12 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
     else
       return io::Error("target: field 'subgroup_arithmetic' must be true or false");
   }
+  if (s && j.contains("matvec_items")) {
+    const json &v = j["matvec_items"];
+    if (!v.is_string() || (v.get<std::string>() != "workgroup" && v.get<std::string>() != "subgroup"))
+      return io::Error("target: field 'matvec_items' must be \"workgroup\" or \"subgroup\"");
+    d.matvecSubgroupItems = v.get<std::string>() == "subgroup";
+  }
   if (!s)
     return s.error();
   if (d.matvecEfficiency > 1.0)
@@ -147,6 +154,8 @@ std::string targetDescToJson(const TargetDesc &d) {
     j["q8_matvec_efficiency"] = d.q8MatvecEfficiency;
   if (d.attentionValueDims > 0)
     j["attention_value_dims"] = d.attentionValueDims;
+  if (d.matvecSubgroupItems)
+    j["matvec_items"] = "subgroup";
   j["max_shared_memory_bytes"] = d.maxSharedMemoryBytes;
   j["compute_units"] = d.computeUnits;
   return j.dump(2) + "\n";

@@ -108,6 +108,7 @@ void applyTarget(ModuleOp module, const cost::TargetDesc &desc,
     attention *= 2;
   options.attentionWorkgroupSize = attention;
   options.attentionValueDims = desc.attentionValueDims;
+  options.matvecSubgroupItems = desc.matvecSubgroupItems;
   options.subgroupReduce = desc.subgroupArithmetic;
   // SPIR-V 1.3 is Vulkan 1.1's, which has subgroup operations.
   std::string caps = desc.subgroupArithmetic

@@ -119,8 +119,8 @@ static cl::opt<std::string> matvecItems(
     cl::desc("tuning: what computes one mat-vec item (its rows x one chunk): workgroup (its "
              "threads side by side, one workgroup reduction) | subgroup (a subgroup an item, "
              "a subgroup reduction and no barrier; needs subgroup arithmetic, else "
-             "workgroup) (default workgroup)"),
-    cl::init("workgroup"), cl::cat(kilnCategory));
+             "workgroup) (default: the target's matvec_items, else workgroup)"),
+    cl::init(""), cl::cat(kilnCategory));
 
 static cl::opt<int64_t> reduceWorkgroupSize(
     "reduce-workgroup-size",
@@ -324,9 +324,8 @@ int main(int argc, char **argv) {
     return fail("--matvec-loads-in-flight must be in [0, 64] (0: the default, 8)");
   pipeline.matvecGroupsPerThread = matvecGroupsPerThread;
   pipeline.matvecLoadsInFlight = matvecLoadsInFlight;
-  if (matvecItems != "workgroup" && matvecItems != "subgroup")
+  if (!matvecItems.empty() && matvecItems != "workgroup" && matvecItems != "subgroup")
     return fail("--matvec-items must be workgroup or subgroup, not '" + matvecItems + "'");
-  pipeline.matvecSubgroupItems = matvecItems == "subgroup";
 
   DialectRegistry registry;
   registry.insert<kiln::graph::KilnDialect, ::kiln::stage::StageDialect, func::FuncDialect,
@@ -395,6 +394,8 @@ int main(int argc, char **argv) {
                     "] (the target's max_workgroup_size)");
       pipeline.attentionWorkgroupSize = size;
     }
+    if (!matvecItems.empty())
+      pipeline.matvecSubgroupItems = matvecItems == "subgroup";
     if (attentionValueDims != 0) {
       const int64_t dims = attentionValueDims;
       if (dims < 1 || dims > 64 || (dims & (dims - 1)) != 0)

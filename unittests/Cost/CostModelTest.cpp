@@ -95,6 +95,18 @@ TEST(CostModel, QuantizedMatvecsHaveTheirOwnEfficiency) {
   ASSERT_TRUE(bool(loaded));
   EXPECT_GT(loaded->q8MatvecEfficiency, 0.0);
   EXPECT_EQ(loaded->attentionValueDims, 8u);
+  // matvec_items: "workgroup" (the default) or "subgroup", kept by a round trip.
+  EXPECT_FALSE(loaded->matvecSubgroupItems);
+  auto subgroup = parseTargetDesc(std::string(kMinimal).insert(1, "\"matvec_items\":\"subgroup\","));
+  ASSERT_TRUE(bool(subgroup));
+  EXPECT_TRUE(subgroup->matvecSubgroupItems);
+  auto again = parseTargetDesc(targetDescToJson(*subgroup));
+  ASSERT_TRUE(bool(again));
+  EXPECT_TRUE(again->matvecSubgroupItems);
+  auto warp = parseTargetDesc(std::string(kMinimal).insert(1, "\"matvec_items\":\"warp\","));
+  ASSERT_FALSE(bool(warp));
+  EXPECT_EQ(warp.error().message(),
+            "target: field 'matvec_items' must be \"workgroup\" or \"subgroup\"");
 }
 
 TEST(CostModel, CacheReReadsAddTime) {

@@ -55,6 +55,10 @@ struct TargetDesc {
   /// Head dims one attention / window_attention workgroup sums, measured per
   /// device (optional, 0 = 16; a power of two).
   uint32_t attentionValueDims = 0;
+  /// Whether a subgroup, not a workgroup, computes each mat-vec item
+  /// (optional `matvec_items`: "workgroup", the default, or "subgroup";
+  /// used only with subgroupArithmetic).
+  bool matvecSubgroupItems = false;
   uint32_t maxSharedMemoryBytes = 16384;
   /// Workgroups that run at once at full speed (SMs, CUs, cores).
   uint32_t computeUnits = 1;
