@@ -115,3 +115,20 @@ func.func @estimate(%x: memref<8xf32>) {
   }
   return
 }
+
+// -----
+
+// Offsets and sizes are bounded (2^48 bytes) so that their sums never
+// overflow (a mutation campaign found byte_offset 2^63 - 1 overflowing the
+// fusion pass's placement arithmetic).
+// expected-error @+1 {{#stage.buffer byte_offset 9223372036854775807 is more than 281474976710656}}
+func.func @huge_offset(%x: memref<8xf32> {stage.buffer = #stage.buffer<kind = scratch, name = "x", slot = 0, byte_offset = 9223372036854775807, byte_size = 32>}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#stage.param word 4294967296 is more than 16777216}}
+func.func @huge_word(%x: memref<8xi32>) attributes {stage.params = [#stage.param<name = "p", word = 4294967296, rule = "Token">]} {
+  return
+}

@@ -12,6 +12,21 @@ using namespace mlir;
 namespace kiln::stage {
 
 namespace {
+/// The largest byte offset or size a field may hold: 2^48 (256 TiB), more
+/// than any device's memory, so that sums of two such fields never overflow.
+constexpr int64_t kMaxBytes = int64_t(1) << 48;
+/// The largest params word index (the params buffer is a few words).
+constexpr int64_t kMaxWord = int64_t(1) << 24;
+
+/// `value` within [0, most], else an error naming the field and the bound.
+LogicalResult atMost(function_ref<InFlightDiagnostic()> emitError, StringRef attr,
+                     StringRef field, int64_t value, int64_t most) {
+  if (value > most)
+    return emitError() << "#stage." << attr << " " << field << " " << value
+                       << " is more than " << most;
+  return success();
+}
+
 LogicalResult nonNegative(function_ref<InFlightDiagnostic()> emitError, StringRef attr,
                           StringRef field, int64_t value) {
   if (value < 0)
@@ -43,7 +58,12 @@ LogicalResult WeightTensorAttr::verify(function_ref<InFlightDiagnostic()> emitEr
     if (dim <= 0)
       return emitError() << "#stage.tensor '" << name << "': dimension " << dim
                          << " is not positive";
-  if (failed(wordAligned(emitError, "tensor", "byte_offset", byteOffset)))
+  for (int64_t dim : shape)
+    if (failed(atMost(emitError, "tensor", "dimension", dim, kMaxBytes)))
+      return failure();
+  if (failed(wordAligned(emitError, "tensor", "byte_offset", byteOffset)) ||
+      failed(atMost(emitError, "tensor", "byte_offset", byteOffset, kMaxBytes)) ||
+      failed(atMost(emitError, "tensor", "row_pitch_bytes", rowPitchBytes, kMaxBytes)))
     return failure();
   return nonNegative(emitError, "tensor", "row_pitch_bytes", rowPitchBytes);
 }
@@ -56,7 +76,9 @@ LogicalResult BufferAttr::verify(function_ref<InFlightDiagnostic()> emitError, B
     return emitError() << "#stage.buffer needs a name";
   if (slot && failed(nonNegative(emitError, "buffer", "slot", *slot)))
     return failure();
-  if (failed(nonNegative(emitError, "buffer", "byte_offset", byteOffset)))
+  if (failed(nonNegative(emitError, "buffer", "byte_offset", byteOffset)) ||
+      failed(atMost(emitError, "buffer", "byte_offset", byteOffset, kMaxBytes)) ||
+      failed(atMost(emitError, "buffer", "byte_size", byteSize, kMaxBytes)))
     return failure();
   if (byteSize <= 0 || byteSize % 4 != 0)
     return emitError() << "#stage.buffer '" << name << "': byte_size " << byteSize
@@ -72,7 +94,8 @@ LogicalResult BufferAttr::verify(function_ref<InFlightDiagnostic()> emitError, B
 
 LogicalResult SlotAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t slot,
                                BufferKind, int64_t byteSize) {
-  if (failed(nonNegative(emitError, "slot", "slot", slot)))
+  if (failed(nonNegative(emitError, "slot", "slot", slot)) ||
+      failed(atMost(emitError, "slot", "byte_size", byteSize, kMaxBytes)))
     return failure();
   return nonNegative(emitError, "slot", "byte_size", byteSize);
 }
@@ -80,7 +103,9 @@ LogicalResult SlotAttr::verify(function_ref<InFlightDiagnostic()> emitError, int
 LogicalResult ReadbackAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t arg,
                                    int64_t byteOffset, int64_t count, StringRef) {
   if (failed(nonNegative(emitError, "readback", "arg", arg)) ||
-      failed(wordAligned(emitError, "readback", "byte_offset", byteOffset)))
+      failed(wordAligned(emitError, "readback", "byte_offset", byteOffset)) ||
+      failed(atMost(emitError, "readback", "byte_offset", byteOffset, kMaxBytes)) ||
+      failed(atMost(emitError, "readback", "count", count, kMaxBytes)))
     return failure();
   if (count <= 0)
     return emitError() << "#stage.readback count " << count << " is not positive";
@@ -93,11 +118,15 @@ LogicalResult ParamFieldAttr::verify(function_ref<InFlightDiagnostic()> emitErro
                                      Attribute) {
   if (name.empty() || rule.empty())
     return emitError() << "#stage.param needs a name and a rule";
-  if (failed(nonNegative(emitError, "param", "word", word)))
+  if (failed(nonNegative(emitError, "param", "word", word)) ||
+      failed(atMost(emitError, "param", "word", word, kMaxWord)))
     return failure();
-  if (n && failed(nonNegative(emitError, "param", "n", *n)))
+  // n and row are 32-bit fields of the plan.
+  if (n && (failed(nonNegative(emitError, "param", "n", *n)) ||
+            failed(atMost(emitError, "param", "n", *n, 0xffffffffll))))
     return failure();
-  if (row && failed(nonNegative(emitError, "param", "row", *row)))
+  if (row && (failed(nonNegative(emitError, "param", "row", *row)) ||
+              failed(atMost(emitError, "param", "row", *row, 0xffffffffll))))
     return failure();
   return success();
 }
@@ -108,7 +137,8 @@ LogicalResult DeviceFlagAttr::verify(function_ref<InFlightDiagnostic()> emitErro
   if (name.empty())
     return emitError() << "#stage.device_flag needs a name";
   if (failed(nonNegative(emitError, "device_flag", "arg", arg)) ||
-      failed(wordAligned(emitError, "device_flag", "byte_offset", byteOffset)))
+      failed(wordAligned(emitError, "device_flag", "byte_offset", byteOffset)) ||
+      failed(atMost(emitError, "device_flag", "byte_offset", byteOffset, kMaxBytes)))
     return failure();
   if (resetValue < 0 || resetValue > 0xffffffffll)
     return emitError() << "#stage.device_flag reset_value " << resetValue
@@ -118,7 +148,8 @@ LogicalResult DeviceFlagAttr::verify(function_ref<InFlightDiagnostic()> emitErro
 
 LogicalResult SampledAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t arg,
                                   int64_t byteOffset, bool, bool) {
-  if (failed(nonNegative(emitError, "sampled", "arg", arg)))
+  if (failed(nonNegative(emitError, "sampled", "arg", arg)) ||
+      failed(atMost(emitError, "sampled", "byte_offset", byteOffset, kMaxBytes)))
     return failure();
   return wordAligned(emitError, "sampled", "byte_offset", byteOffset);
 }
