@@ -141,6 +141,18 @@ else
   tail -n 20 "$build/compiler-asan-lit.log"
   status=1
 fi
+# Mutants of a stage module's contract attributes through the sanitized kiln-compile
+# (fuzz/mutate_stage_modules.py): each a clean error or a plan, none a crash or a hang.
+echo "== stage-module mutation campaign (sanitized kiln-compile, 60 mutants)"
+if [ -x "$build/compiler-fuzz/bin/kiln-compile" ] &&
+   python3 "$root/fuzz/mutate_stage_modules.py" --kiln-compile "$build/compiler-fuzz/bin/kiln-compile" \
+     --count 60 --seed "$(date +%j)" > "$build/mutate-stage-modules.log" 2>&1; then
+  echo "   $(tail -n 1 "$build/mutate-stage-modules.log")"
+else
+  echo "   stage-module mutation campaign FAILED (tail of $build/mutate-stage-modules.log):"
+  tail -n 30 "$build/mutate-stage-modules.log"
+  status=1
+fi
 echo "kiln: build + tests took $(( $(date +%s) - start )) s"
 # End with ctest's own summary.
 sed -n '/tests passed/,$p' ctest.log
