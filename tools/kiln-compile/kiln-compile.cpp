@@ -35,9 +35,9 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -324,8 +324,6 @@ int main(int argc, char **argv) {
     return fail("--matvec-loads-in-flight must be in [0, 64] (0: the default, 8)");
   pipeline.matvecGroupsPerThread = matvecGroupsPerThread;
   pipeline.matvecLoadsInFlight = matvecLoadsInFlight;
-  if (!matvecItems.empty() && matvecItems != "workgroup" && matvecItems != "subgroup")
-    return fail("--matvec-items must be workgroup or subgroup, not '" + matvecItems + "'");
 
   DialectRegistry registry;
   registry.insert<kiln::graph::KilnDialect, ::kiln::stage::StageDialect, func::FuncDialect,
@@ -394,8 +392,11 @@ int main(int argc, char **argv) {
                     "] (the target's max_workgroup_size)");
       pipeline.attentionWorkgroupSize = size;
     }
-    if (!matvecItems.empty())
+    if (!matvecItems.empty()) {
+      if (matvecItems != "workgroup" && matvecItems != "subgroup")
+        return fail("--matvec-items must be workgroup or subgroup, not '" + matvecItems + "'");
       pipeline.matvecSubgroupItems = matvecItems == "subgroup";
+    }
     if (attentionValueDims != 0) {
       const int64_t dims = attentionValueDims;
       if (dims < 1 || dims > 64 || (dims & (dims - 1)) != 0)

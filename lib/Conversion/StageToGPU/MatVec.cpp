@@ -77,8 +77,9 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
   Value zero = arith::ConstantOp::create(b,
       kb.loc, DenseElementsAttr::get(vecF32, b.getF32FloatAttr(0.0f)));
   Value span = kb.select(kb.ult(start, end), kb.sub(end, start), kb.index(0));
-  // step·n: a constant where the step is one (the workgroup walks), so
-  // those kernels keep their folded index arithmetic.
+  // step·n: a constant where the step is a constant (a workgroup's threads
+  // walk the groups), so those kernels keep their folded index arithmetic;
+  // a product where it is read at run time (a subgroup's lanes).
   std::optional<int64_t> constantStep = getConstantIntValue(step);
   auto times = [&](int64_t n) {
     if (n == 1)

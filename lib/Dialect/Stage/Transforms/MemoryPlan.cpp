@@ -127,11 +127,10 @@ int64_t planMemory(func::FuncOp func) {
     // An argument without a placement (a hand-written module) gets one, as
     // the scratch buffer it is taken for.
     BufferAttr buffer = bufferAttrOf(func, i);
-    std::string name = buffer ? buffer.getName().str() : "arg" + std::to_string(i);
-    func.setArgAttr(i, kBufferAttrName,
-                    BufferAttr::get(ctx, kindOf(i), name, slotOf[i], /*byte_offset=*/0,
-                                    ranges[i].bytes,
-                                    buffer ? buffer.getTensors() : ArrayRef<WeightTensorAttr>()));
+    if (!buffer)
+      buffer = BufferAttr::get(ctx, scratchKind, "arg" + std::to_string(i), std::nullopt,
+                               /*byte_offset=*/0, ranges[i].bytes, {});
+    func.setArgAttr(i, kBufferAttrName, buffer.withPlacement(slotOf[i], /*byteOffset=*/0));
   }
   SmallVector<Attribute> table;
   for (size_t s = 0; s < slotBytes.size(); ++s)

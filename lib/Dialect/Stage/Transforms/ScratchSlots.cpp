@@ -20,9 +20,7 @@ void releaseScratchSlots(FunctionOpInterface f) {
     if (!buffer || buffer.getKind() != BufferKind::Scratch)
       continue;
     f.setArgAttr(i, kBufferAttrName,
-                 BufferAttr::get(f->getContext(), buffer.getKind(), buffer.getName(),
-                                 /*slot=*/std::nullopt, buffer.getByteOffset(),
-                                 buffer.getByteSize(), buffer.getTensors()));
+                 buffer.withPlacement(/*slot=*/std::nullopt, buffer.getByteOffset()));
   }
 }
 

@@ -82,6 +82,14 @@ def Stage_BufferAttr : Stage_Attr<"Buffer", "buffer"> {
     "int64_t":$byte_size,
     Stage_OptionalListParameter<"::kiln::stage::WeightTensorAttr", "tensors placed in it">:$tensors
   );
+  let extraClassDeclaration = [{
+    /// The same buffer placed at `slot` (std::nullopt: unplaced) and
+    /// `byteOffset`.
+    BufferAttr withPlacement(std::optional<int64_t> slot, int64_t byteOffset) const {
+      return get(getContext(), getKind(), getName(), slot, byteOffset, getByteSize(),
+                 getTensors());
+    }
+  }];
 }
 
 def Stage_SlotAttr : Stage_Attr<"Slot", "slot"> {
