@@ -84,6 +84,7 @@ LogicalResult buildKilnPipeline(OpPassManager &pm, const KilnPipelineOptions &op
     gpu.matvecGroupsPerThread = options.matvecGroupsPerThread;
     gpu.matvecLoadsInFlight = options.matvecLoadsInFlight;
     gpu.matvecSubgroupItems = options.matvecSubgroupItems;
+    gpu.matvecScalarSums = options.matvecScalarSums;
     pm.addPass(createConvertStageToGPU(gpu));
   }
   return success();

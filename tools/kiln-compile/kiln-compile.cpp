@@ -121,6 +121,12 @@ static cl::opt<std::string> matvecItems(
              "a subgroup reduction and no barrier; needs subgroup arithmetic, else "
              "workgroup) (default: the target's matvec_items, else workgroup)"),
     cl::init(""), cl::cat(kilnCategory));
+static cl::opt<std::string> matvecSums(
+    "matvec-sums",
+    cl::desc("tuning: how a mat-vec thread sums a row: lanes (four lane sums, added at the "
+             "end) | scalar (one sum, multiply-add chains: a quarter of the accumulator "
+             "registers) (default lanes)"),
+    cl::init("lanes"), cl::cat(kilnCategory));
 
 static cl::opt<int64_t> reduceWorkgroupSize(
     "reduce-workgroup-size",
@@ -324,6 +330,9 @@ int main(int argc, char **argv) {
     return fail("--matvec-loads-in-flight must be in [0, 64] (0: the default, 8)");
   pipeline.matvecGroupsPerThread = matvecGroupsPerThread;
   pipeline.matvecLoadsInFlight = matvecLoadsInFlight;
+  if (matvecSums != "lanes" && matvecSums != "scalar")
+    return fail("--matvec-sums must be lanes or scalar, not '" + matvecSums + "'");
+  pipeline.matvecScalarSums = matvecSums == "scalar";
 
   DialectRegistry registry;
   registry.insert<kiln::graph::KilnDialect, ::kiln::stage::StageDialect, func::FuncDialect,

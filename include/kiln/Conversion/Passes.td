@@ -69,7 +69,9 @@ def ConvertStageToGPU : Pass<"convert-stage-to-gpu", "::mlir::ModuleOp"> {
     Option<"matvecLoadsInFlight", "matvec-loads-in-flight", "int64_t", /*default=*/"0",
            "16-byte weight loads a mat-vec thread issues before their arithmetic; 0: the default">,
     Option<"matvecSubgroupItems", "matvec-subgroup-items", "bool", /*default=*/"false",
-           "A subgroup computes each mat-vec item (subgroup reduction only) instead of a workgroup; needs subgroup-reduce">
+           "A subgroup computes each mat-vec item (subgroup reduction only) instead of a workgroup; needs subgroup-reduce">,
+    Option<"matvecScalarSums", "matvec-scalar-sums", "bool", /*default=*/"false",
+           "Sum each mat-vec row in one f32 (multiply-add chains) instead of four lane sums">
   ];
 }
 

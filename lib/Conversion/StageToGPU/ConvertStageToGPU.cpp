@@ -399,6 +399,7 @@ struct ConvertStageToGPUPass
     options.matvecGroupsPerThread = matvecGroupsPerThread;
     options.matvecLoadsInFlight = matvecLoadsInFlight;
     options.matvecSubgroupItems = matvecSubgroupItems;
+    options.matvecScalarSums = matvecScalarSums;
     if (failed(convertStagesToGPU(getOperation(), options)))
       signalPassFailure();
   }

@@ -493,13 +493,24 @@ KernelBuilder::packedGroupInputs(Value group, stage::MatrixFormat format, int64_
 
 Value KernelBuilder::packedGroupDotInputs(Value words, ValueRange inputs, Value sum,
                                           stage::MatrixFormat format) {
+  // A scalar sum takes each product in turn (a multiply-add chain).
+  auto accumulate = [&](Value weights, Value x) {
+    if (isa<VectorType>(sum.getType()))
+      return fadd(sum, fmul(weights, x));
+    for (int64_t lane = 0; lane < 4; ++lane) {
+      Value w = vector::ExtractOp::create(b, loc, weights, lane);
+      Value v = vector::ExtractOp::create(b, loc, x, lane);
+      sum = fadd(sum, fmul(w, v));
+    }
+    return sum;
+  };
   if (format == stage::MatrixFormat::f16) {
     auto [even, odd] = decodeHalves(words);
-    sum = fadd(sum, fmul(even, inputs[0]));
-    return fadd(sum, fmul(odd, inputs[1]));
+    sum = accumulate(even, inputs[0]);
+    return accumulate(odd, inputs[1]);
   }
   for (int64_t k = 0; k < 4; ++k)
-    sum = fadd(sum, fmul(decodeCodes(words, k), inputs[k]));
+    sum = accumulate(decodeCodes(words, k), inputs[k]);
   return sum;
 }
 

@@ -210,8 +210,9 @@ public:
   llvm::SmallVector<mlir::Value>
   packedGroupInputs(mlir::Value group, stage::MatrixFormat format, int64_t columns,
                     const std::function<mlir::Value(mlir::Value)> &input);
-  /// `sum` (vector<4xf32>) plus the products of one loaded group `words`
-  /// with its activations `inputs` (packedGroupInputs).
+  /// `sum` plus the products of one loaded group `words` with its
+  /// activations `inputs` (packedGroupInputs): four lane sums where `sum` is
+  /// a vector<4xf32>, one multiply-add chain where it is an f32.
   mlir::Value packedGroupDotInputs(mlir::Value words, mlir::ValueRange inputs,
                                    mlir::Value sum, stage::MatrixFormat format);
   /// Decodes the 8 halves of a vector<4xi32> into (even, odd) vector<4xf32>:

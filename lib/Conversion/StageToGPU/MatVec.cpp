@@ -73,9 +73,11 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
   OpBuilder &b = kb.b;
   int64_t count = rows.size();
   int64_t unroll = std::max<int64_t>(1, loadsInFlight / count);
+  bool scalarSums = kb.options().matvecScalarSums;
   auto vecF32 = VectorType::get({4}, b.getF32Type());
-  Value zero = arith::ConstantOp::create(b,
-      kb.loc, DenseElementsAttr::get(vecF32, b.getF32FloatAttr(0.0f)));
+  Value zero = scalarSums ? kb.f32(0.0f)
+                          : arith::ConstantOp::create(b, kb.loc,
+                                DenseElementsAttr::get(vecF32, b.getF32FloatAttr(0.0f)));
   Value span = kb.select(kb.ult(start, end), kb.sub(end, start), kb.index(0));
   // step·n: a constant where the step is a constant (a workgroup's threads
   // walk the groups), so those kernels keep their folded index arithmetic;
@@ -119,6 +121,8 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
                      [&](Value r, ValueRange carried) -> SmallVector<Value> {
                        return body(kb.add(start, kb.mul(r, times(1))), 1, carried);
                      });
+  if (scalarSums)
+    return acc;
   SmallVector<Value> dots;
   for (Value v : acc)
     dots.push_back(vector::ReductionOp::create(b, kb.loc, vector::CombiningKind::ADD, v));

@@ -44,6 +44,10 @@ struct StageToGPUOptions {
   /// columns, one subgroup reduction, no barrier) instead of a whole
   /// workgroup; only where subgroupReduce holds.
   bool matvecSubgroupItems = false;
+  /// Mat-vec rows are summed in one f32 a row (fused multiply-add chains)
+  /// instead of four lane sums added at the end: a quarter of the
+  /// accumulator registers, a different summation order.
+  bool matvecScalarSums = false;
 };
 
 /// Rows per item and groups per thread for mat-vecs of `format`: the
