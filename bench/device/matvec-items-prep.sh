@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Prepares one device session's A/B of the mat-vec item owner (kiln-compile
-# --matvec-items workgroup | subgroup, with rows per item swept) on the 1B configs:
+# --matvec-items workgroup | subgroup, with rows per item swept) and of the row sums
+# (--matvec-sums lanes | scalar: plans named -s) and of where a norm applies
+# (--matvec-norm before | after: plans named -n) on the 1B configs:
 # the runtime tools of BUILD, the plans, and matvec-items-run.sh. Then on the GPU machine:
 #   bash DIR/matvec-items-run.sh DIR OUT_DIR
 #
@@ -23,19 +25,37 @@ compile() { # config format name [flags...]
   "$build/bin/kiln-compile" --quiet "$dir/cfg/$c.json" --weight-format "$f" --cost-target h200 \
     -o "$dir/plans/$c.$f.$n.kplan" "$@"
 }
+sg() { echo --matvec-items subgroup --matvec-rows-per-item "$1"; }
+scalar="--matvec-sums scalar"
+after="--matvec-norm after"   # Embryo only: Dory's mat-vecs have no norm
 compile embryo-1b f16 wg
-compile embryo-1b f16 sg4 --matvec-items subgroup --matvec-rows-per-item 4
-compile embryo-1b f16 sg2 --matvec-items subgroup --matvec-rows-per-item 2
-compile embryo-1b f16 sg1 --matvec-items subgroup --matvec-rows-per-item 1
+compile embryo-1b f16 sg4 $(sg 4)
+compile embryo-1b f16 sg2 $(sg 2)
+compile embryo-1b f16 sg1 $(sg 1)
+compile embryo-1b f16 wg-s $scalar
+compile embryo-1b f16 sg4-s $(sg 4) $scalar
+compile embryo-1b f16 sg1-s $(sg 1) $scalar
+compile embryo-1b f16 wg-n $after
+compile embryo-1b f16 sg4-n $(sg 4) $after
 compile embryo-1b q8_2f wg
-compile embryo-1b q8_2f sg8 --matvec-items subgroup --matvec-rows-per-item 8
-compile embryo-1b q8_2f sg4 --matvec-items subgroup --matvec-rows-per-item 4
-compile embryo-1b q8_2f sg2 --matvec-items subgroup --matvec-rows-per-item 2
+compile embryo-1b q8_2f sg8 $(sg 8)
+compile embryo-1b q8_2f sg4 $(sg 4)
+compile embryo-1b q8_2f sg2 $(sg 2)
+compile embryo-1b q8_2f wg-s $scalar
+compile embryo-1b q8_2f sg8-s $(sg 8) $scalar
+compile embryo-1b q8_2f sg4-s $(sg 4) $scalar
+compile embryo-1b q8_2f wg-n $after
+compile embryo-1b q8_2f sg8-n $(sg 8) $after
+compile embryo-1b q8_2f sg8-sn $(sg 8) $scalar $after
 compile dory-1b f16 wg
-compile dory-1b f16 sg4 --matvec-items subgroup --matvec-rows-per-item 4
-compile dory-1b f16 sg2 --matvec-items subgroup --matvec-rows-per-item 2
+compile dory-1b f16 sg4 $(sg 4)
+compile dory-1b f16 sg2 $(sg 2)
+compile dory-1b f16 wg-s $scalar
+compile dory-1b f16 sg4-s $(sg 4) $scalar
 compile dory-1b q8_2f wg
-compile dory-1b q8_2f sg8 --matvec-items subgroup --matvec-rows-per-item 8
-compile dory-1b q8_2f sg4 --matvec-items subgroup --matvec-rows-per-item 4
+compile dory-1b q8_2f sg8 $(sg 8)
+compile dory-1b q8_2f sg4 $(sg 4)
+compile dory-1b q8_2f wg-s $scalar
+compile dory-1b q8_2f sg8-s $(sg 8) $scalar
 [ -n "$old" ] && compile dory-1b q8_2f old --target-file "$old"
 du -sh "$dir"

@@ -85,6 +85,7 @@ LogicalResult buildKilnPipeline(OpPassManager &pm, const KilnPipelineOptions &op
     gpu.matvecLoadsInFlight = options.matvecLoadsInFlight;
     gpu.matvecSubgroupItems = options.matvecSubgroupItems;
     gpu.matvecScalarSums = options.matvecScalarSums;
+    gpu.matvecNormAfterDots = options.matvecNormAfterDots;
     pm.addPass(createConvertStageToGPU(gpu));
   }
   return success();

@@ -127,6 +127,12 @@ static cl::opt<std::string> matvecSums(
              "end) | scalar (one sum, multiply-add chains: a quarter of the accumulator "
              "registers) (default lanes)"),
     cl::init("lanes"), cl::cat(kilnCategory));
+static cl::opt<std::string> matvecNorm(
+    "matvec-norm",
+    cl::desc("tuning: where a mat-vec that norms its input applies 1/rms: before (each "
+             "workgroup reduces the mean square before its weight loads) | after (the "
+             "squares summed beside the dots, the row totals scaled) (default before)"),
+    cl::init("before"), cl::cat(kilnCategory));
 
 static cl::opt<int64_t> reduceWorkgroupSize(
     "reduce-workgroup-size",
@@ -333,6 +339,9 @@ int main(int argc, char **argv) {
   if (matvecSums != "lanes" && matvecSums != "scalar")
     return fail("--matvec-sums must be lanes or scalar, not '" + matvecSums + "'");
   pipeline.matvecScalarSums = matvecSums == "scalar";
+  if (matvecNorm != "before" && matvecNorm != "after")
+    return fail("--matvec-norm must be before or after, not '" + matvecNorm + "'");
+  pipeline.matvecNormAfterDots = matvecNorm == "after";
 
   DialectRegistry registry;
   registry.insert<kiln::graph::KilnDialect, ::kiln::stage::StageDialect, func::FuncDialect,

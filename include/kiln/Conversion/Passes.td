@@ -71,7 +71,9 @@ def ConvertStageToGPU : Pass<"convert-stage-to-gpu", "::mlir::ModuleOp"> {
     Option<"matvecSubgroupItems", "matvec-subgroup-items", "bool", /*default=*/"false",
            "A subgroup computes each mat-vec item (subgroup reduction only) instead of a workgroup; needs subgroup-reduce">,
     Option<"matvecScalarSums", "matvec-scalar-sums", "bool", /*default=*/"false",
-           "Sum each mat-vec row in one f32 (multiply-add chains) instead of four lane sums">
+           "Sum each mat-vec row in one f32 (multiply-add chains) instead of four lane sums">,
+    Option<"matvecNormAfterDots", "matvec-norm-after-dots", "bool", /*default=*/"false",
+           "A normed mat-vec sums its input's squares beside the dots and scales the row totals, instead of reducing the mean square first">
   ];
 }
 

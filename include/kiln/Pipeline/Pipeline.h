@@ -41,6 +41,7 @@ struct KilnPipelineOptions {
   int64_t matvecLoadsInFlight = 0;
   bool matvecSubgroupItems = false;
   bool matvecScalarSums = false;
+  bool matvecNormAfterDots = false;
   /// --kiln-fuse-dispatches before convert-stage-to-gpu (docs/fusion.md);
   /// false keeps one stage per dispatch (estimates are still annotated).
   bool fusion = true;

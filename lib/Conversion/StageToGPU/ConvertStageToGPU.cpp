@@ -400,6 +400,7 @@ struct ConvertStageToGPUPass
     options.matvecLoadsInFlight = matvecLoadsInFlight;
     options.matvecSubgroupItems = matvecSubgroupItems;
     options.matvecScalarSums = matvecScalarSums;
+    options.matvecNormAfterDots = matvecNormAfterDots;
     if (failed(convertStagesToGPU(getOperation(), options)))
       signalPassFailure();
   }

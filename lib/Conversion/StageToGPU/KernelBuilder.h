@@ -282,13 +282,17 @@ stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format, int64_t columns,
                const std::function<mlir::Value(mlir::Value)> &input,
                int64_t loadsInFlight = kMatVecLoadsInFlight);
 /// The same where row i multiplies inputs[inputOf[i]] (mat-vecs of one
-/// kernel with their own activations: each formed once a group).
+/// kernel with their own activations: each formed once a group). Each of
+/// `squared` adds one more result after the rows': this thread's Σ value(c)²
+/// over the real columns of its groups (a norm's mean square, summed beside
+/// the dots).
 llvm::SmallVector<mlir::Value>
 stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format, int64_t columns,
                llvm::ArrayRef<std::pair<mlir::Value, mlir::Value>> rows, mlir::Value start,
                mlir::Value end, mlir::Value step,
                llvm::ArrayRef<std::function<mlir::Value(mlir::Value)>> inputs,
-               llvm::ArrayRef<unsigned> inputOf, int64_t loadsInFlight);
+               llvm::ArrayRef<unsigned> inputOf, int64_t loadsInFlight,
+               llvm::ArrayRef<std::function<mlir::Value(mlir::Value)>> squared = {});
 KernelShape shapeOfElementwise(mlir::Operation *op, const StageToGPUOptions &o);
 void buildElementwiseKernel(mlir::Operation *op, KernelBuilder &kb);
 KernelShape shapeOf(stage::ConvRingOp op, const StageToGPUOptions &o);

@@ -69,9 +69,11 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
                                   int64_t columns, ArrayRef<std::pair<Value, Value>> rows,
                                   Value start, Value end, Value step,
                                   ArrayRef<std::function<Value(Value)>> inputs,
-                                  ArrayRef<unsigned> inputOf, int64_t loadsInFlight) {
+                                  ArrayRef<unsigned> inputOf, int64_t loadsInFlight,
+                                  ArrayRef<std::function<Value(Value)>> squared) {
   OpBuilder &b = kb.b;
   int64_t count = rows.size();
+  int64_t width = format == stage::MatrixFormat::f16 ? 8 : 16;
   int64_t unroll = std::max<int64_t>(1, loadsInFlight / count);
   bool scalarSums = kb.options().matvecScalarSums;
   auto vecF32 = VectorType::get({4}, b.getF32Type());
@@ -106,10 +108,25 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
         xs.push_back(kb.packedGroupInputs(groupIds[u], format, columns, input));
       for (int64_t r = 0; r < count; ++r)
         sums[r] = kb.packedGroupDotInputs(words[u][r], xs[inputOf[r]], sums[r], format);
+      // The group's real columns only: padding reads a clamped column.
+      if (squared.empty())
+        continue;
+      Value base = kb.mul(groupIds[u], kb.index(width));
+      for (auto [s, value] : llvm::enumerate(squared))
+        for (int64_t j = 0; j < width; ++j) {
+          Value column = kb.add(base, kb.index(j));
+          Value x = value(columns % width ? kb.min(column, kb.index(columns - 1)) : column);
+          Value square = kb.fmul(x, x);
+          if (columns % width)
+            square = kb.select(kb.ult(column, kb.index(columns)), square, kb.f32(0.0f));
+          sums[count + s] = kb.fadd(sums[count + s], square);
+        }
     }
     return sums;
   };
   SmallVector<Value> init(count, zero);
+  if (!squared.empty())
+    init.append(squared.size(), kb.f32(0.0f));
   Value blocks = kb.div(groupCount, kb.index(unroll));
   SmallVector<Value> acc = kb.forLoop(
       kb.index(0), blocks, kb.index(1), init,
@@ -124,8 +141,9 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
   if (scalarSums)
     return acc;
   SmallVector<Value> dots;
-  for (Value v : acc)
+  for (Value v : ArrayRef<Value>(acc).take_front(count))
     dots.push_back(vector::ReductionOp::create(b, kb.loc, vector::CombiningKind::ADD, v));
+  llvm::append_range(dots, ArrayRef<Value>(acc).drop_front(count));
   return dots;
 }
 
@@ -177,11 +195,16 @@ public:
     colScale = op.getColScale() ? kb.buffer(op.getColScale()) : Value();
     if (op.getNorm()) {
       norm = kb.buffer(op.getNorm());
-      for (const MatVecRows &m : earlier)
-        if (sameNorm(m))
-          invRms = m.invRms;
-      if (!invRms)
-        invRms = inverseRms(op.getColumns(), op.getNormEps()->convertToFloat());
+      // After the dots: 1/rms scales the row totals, its mean square summed
+      // in the same pass (a chunk of a split-K row sees only its columns).
+      normAfter = kb.options().matvecNormAfterDots && splitK == 1;
+      if (!normAfter) {
+        for (const MatVecRows &m : earlier)
+          if (sameNorm(m))
+            invRms = m.invRms;
+        if (!invRms)
+          invRms = inverseRms(op.getColumns(), op.getNormEps()->convertToFloat());
+      }
     }
     // A routed expert (stage.router's word, clamped to the last candidate so
     // a stray word stays in bounds): its rows and scales start at e·R, e·C.
@@ -247,7 +270,7 @@ public:
       Value w = kb.load(norm, {column});
       if (op.getNormZeroCentered())
         w = kb.fadd(w, kb.f32(1.0f));
-      x = kb.fmul(kb.fmul(x, invRms), w);
+      x = kb.fmul(normAfter ? x : kb.fmul(x, invRms), w);
     }
     if (up)
       x = kb.fmul(kb.silu(x), kb.load(up, {column}));
@@ -260,12 +283,28 @@ public:
   /// that walk the same items (sameItems): one pass over the columns, every
   /// row's loads in flight together, each mat-vec's activations formed once
   /// a group (once for all of them where they share their input).
+  ///
+  /// A mat-vec normed after its dots adds its input's sum of squares after
+  /// every row partial (once for all that share the norm); totals() takes
+  /// them back.
   static SmallVector<Value> partials(MutableArrayRef<MatVecRows> matvecs,
                                      ArrayRef<Item> items) {
-    SmallVector<std::function<Value(Value)>> inputs;
+    SmallVector<std::function<Value(Value)>> inputs, squared;
     SmallVector<unsigned> inputOfMatvec, inputOfRow;
     SmallVector<std::pair<Value, Value>> weightRows;
     for (auto [i, m] : llvm::enumerate(matvecs)) {
+      m.squareIndex = -1;
+      if (m.normAfter) {
+        for (size_t j = 0; j < i && m.squareIndex < 0; ++j)
+          if (matvecs[j].normAfter && matvecs[j].sameNorm(m))
+            m.squareIndex = matvecs[j].squareIndex;
+        if (m.squareIndex < 0) {
+          m.squareIndex = squared.size();
+          Value in = m.input;
+          KernelBuilder *kb = &m.kb;
+          squared.push_back([kb, in](Value column) { return kb->load(in, {column}); });
+        }
+      }
       unsigned input = inputs.size();
       for (size_t j = 0; j < i && input == inputs.size(); ++j)
         if (matvecs[j].sharesInput(m))
@@ -285,7 +324,27 @@ public:
     Value step = first.members();
     return stridedRowDots(first.kb, first.op.getFormat(), first.op.getColumns(), weightRows,
                           start, items.front().end, step, inputs, inputOfRow,
-                          first.loadsInFlight());
+                          first.loadsInFlight(), squared);
+  }
+
+  /// Splits the item's summed partials (partials()' order) into the rows'
+  /// totals, one list a mat-vec, each mat-vec normed after its dots taking
+  /// its 1/rms from the sums of squares behind them.
+  static SmallVector<SmallVector<Value>> totals(MutableArrayRef<MatVecRows> matvecs,
+                                                ArrayRef<Value> sums) {
+    SmallVector<SmallVector<Value>> out;
+    size_t rowCount = 0;
+    for (MatVecRows &m : matvecs) {
+      out.emplace_back(sums.slice(rowCount, m.rowsPerItem));
+      rowCount += m.rowsPerItem;
+    }
+    for (MatVecRows &m : matvecs)
+      if (m.normAfter) {
+        Value mean = m.kb.fdiv(sums[rowCount + m.squareIndex],
+                               m.kb.f32(float(m.op.getColumns())));
+        m.invRms = m.kb.rsqrt(m.kb.fadd(mean, m.kb.f32(m.op.getNormEps()->convertToFloat())));
+      }
+    return out;
   }
 
   int64_t loadsInFlight() const {
@@ -347,7 +406,7 @@ public:
     Value y = kb.pickBy(r, totals);
     Value row = kb.add(it.firstRow, r);
     kb.ifThen(ownsRow(r, row), [&] {
-      Value v = y;
+      Value v = normAfter ? kb.fmul(y, invRms) : y;
       Value wrow = rowBase ? kb.add(rowBase, row) : row;
       if (op.getRowScale())
         v = kb.fmul(v, kb.load(kb.buffer(op.getRowScale()), {wrow}));
@@ -367,7 +426,8 @@ public:
 
   /// The item's totals, one a row, in every thread that shares the item.
   SmallVector<Value> totalsOf(const Item &it) {
-    return sumOverItem(partials(MutableArrayRef<MatVecRows>(*this), it));
+    MutableArrayRef<MatVecRows> self(*this);
+    return totals(self, sumOverItem(partials(self, it))).front();
   }
 
   /// Computes item (row block, chunk) with the threads that share it; each
@@ -411,6 +471,11 @@ private:
   KernelBuilder &kb;
   int64_t rowsPerItem;
   bool bySubgroup;
+  /// Normed after the dots (StageToGPUOptions::matvecNormAfterDots): invRms
+  /// is then set per item by totals(), from the sum of squares at
+  /// squareIndex behind the row partials.
+  bool normAfter = false;
+  int64_t squareIndex = -1;
   int64_t rows, splitK, groups, perChunk;
   Value weight, input, up, out, colScale, rowBase, colBase;
   Value norm, invRms;
@@ -452,8 +517,7 @@ void buildRowEpilogueKernel(ArrayRef<stage::MatVecOp> ops, KernelBuilder &kb,
       for (MatVecRows &m : matvecs)
         its.push_back(m.itemAt(item));
       SmallVector<Value> all = matvecs.front().sumOverItem(MatVecRows::partials(matvecs, its));
-      for (size_t i = 0; i < matvecs.size(); ++i)
-        totals.emplace_back(ArrayRef<Value>(all).slice(i * perItem, perItem));
+      totals = MatVecRows::totals(matvecs, all);
     } else {
       for (MatVecRows &m : matvecs) {
         its.push_back(m.itemAt(item));

@@ -48,6 +48,10 @@ struct StageToGPUOptions {
   /// instead of four lane sums added at the end: a quarter of the
   /// accumulator registers, a different summation order.
   bool matvecScalarSums = false;
+  /// A normed mat-vec (split_k 1) sums its input's squares beside its dots
+  /// and scales the row totals by 1/rms, instead of every workgroup first
+  /// reducing the mean square before its weight loads.
+  bool matvecNormAfterDots = false;
 };
 
 /// Rows per item and groups per thread for mat-vecs of `format`: the
