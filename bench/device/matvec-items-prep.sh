@@ -2,7 +2,8 @@
 # Prepares one device session's A/B of the mat-vec item owner (kiln-compile
 # --matvec-items workgroup | subgroup, with rows per item swept) and of the row sums
 # (--matvec-sums lanes | scalar: plans named -s) and of where a norm applies
-# (--matvec-norm before | after: plans named -n) on the 1B configs:
+# (--matvec-norm before | after: plans named -n) and of a capped grid
+# (--matvec-grid-limit N: -gN; 528 = the H200's 132 SMs x 4) on the 1B configs:
 # the runtime tools of BUILD, the plans, and matvec-items-run.sh. Then on the GPU machine:
 #   bash DIR/matvec-items-run.sh DIR OUT_DIR
 #
@@ -37,6 +38,9 @@ compile embryo-1b f16 sg4-s $(sg 4) $scalar
 compile embryo-1b f16 sg1-s $(sg 1) $scalar
 compile embryo-1b f16 wg-n $after
 compile embryo-1b f16 sg4-n $(sg 4) $after
+compile embryo-1b f16 wg-g528 --matvec-grid-limit 528
+compile embryo-1b f16 sg4-g264 $(sg 4) --matvec-grid-limit 264
+compile embryo-1b f16 sg1-g528 $(sg 1) --matvec-grid-limit 528
 compile embryo-1b q8_2f wg
 compile embryo-1b q8_2f sg8 $(sg 8)
 compile embryo-1b q8_2f sg4 $(sg 4)
@@ -47,11 +51,14 @@ compile embryo-1b q8_2f sg4-s $(sg 4) $scalar
 compile embryo-1b q8_2f wg-n $after
 compile embryo-1b q8_2f sg8-n $(sg 8) $after
 compile embryo-1b q8_2f sg8-sn $(sg 8) $scalar $after
+compile embryo-1b q8_2f wg-g528 --matvec-grid-limit 528
+compile embryo-1b q8_2f sg8-g264 $(sg 8) --matvec-grid-limit 264
 compile dory-1b f16 wg
 compile dory-1b f16 sg4 $(sg 4)
 compile dory-1b f16 sg2 $(sg 2)
 compile dory-1b f16 wg-s $scalar
 compile dory-1b f16 sg4-s $(sg 4) $scalar
+compile dory-1b f16 sg4-g264 $(sg 4) --matvec-grid-limit 264
 compile dory-1b q8_2f wg
 compile dory-1b q8_2f sg8 $(sg 8)
 compile dory-1b q8_2f sg4 $(sg 4)

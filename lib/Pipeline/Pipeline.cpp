@@ -86,6 +86,7 @@ LogicalResult buildKilnPipeline(OpPassManager &pm, const KilnPipelineOptions &op
     gpu.matvecSubgroupItems = options.matvecSubgroupItems;
     gpu.matvecScalarSums = options.matvecScalarSums;
     gpu.matvecNormAfterDots = options.matvecNormAfterDots;
+    gpu.matvecGridLimit = options.matvecGridLimit;
     pm.addPass(createConvertStageToGPU(gpu));
   }
   return success();

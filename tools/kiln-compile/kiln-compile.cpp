@@ -133,6 +133,12 @@ static cl::opt<std::string> matvecNorm(
              "workgroup reduces the mean square before its weight loads) | after (the "
              "squares summed beside the dots, the row totals scaled) (default before)"),
     cl::init("before"), cl::cat(kilnCategory));
+static cl::opt<int64_t> matvecGridLimit(
+    "matvec-grid-limit",
+    cl::desc("tuning: at most this many workgroups a mat-vec grid, each walking further items "
+             "in turn (fewer workgroups to launch) (default 0: one a workgroup's items, up "
+             "to 65535)"),
+    cl::init(0), cl::cat(kilnCategory));
 
 static cl::opt<int64_t> reduceWorkgroupSize(
     "reduce-workgroup-size",
@@ -342,6 +348,10 @@ int main(int argc, char **argv) {
   if (matvecNorm != "before" && matvecNorm != "after")
     return fail("--matvec-norm must be before or after, not '" + matvecNorm + "'");
   pipeline.matvecNormAfterDots = matvecNorm == "after";
+  if (matvecGridLimit < 0 || matvecGridLimit > 65535)
+    return fail("--matvec-grid-limit must be in [0, 65535] (0: no limit), not " +
+                std::to_string(matvecGridLimit));
+  pipeline.matvecGridLimit = matvecGridLimit;
 
   DialectRegistry registry;
   registry.insert<kiln::graph::KilnDialect, ::kiln::stage::StageDialect, func::FuncDialect,

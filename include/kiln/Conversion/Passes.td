@@ -73,7 +73,9 @@ def ConvertStageToGPU : Pass<"convert-stage-to-gpu", "::mlir::ModuleOp"> {
     Option<"matvecScalarSums", "matvec-scalar-sums", "bool", /*default=*/"false",
            "Sum each mat-vec row in one f32 (multiply-add chains) instead of four lane sums">,
     Option<"matvecNormAfterDots", "matvec-norm-after-dots", "bool", /*default=*/"false",
-           "A normed mat-vec sums its input's squares beside the dots and scales the row totals, instead of reducing the mean square first">
+           "A normed mat-vec sums its input's squares beside the dots and scales the row totals, instead of reducing the mean square first">,
+    Option<"matvecGridLimit", "matvec-grid-limit", "int64_t", /*default=*/"0",
+           "At most this many workgroups a mat-vec grid, walking the remaining items in turn; 0: no limit below 65535">
   ];
 }
 

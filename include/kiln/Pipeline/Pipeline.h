@@ -42,6 +42,7 @@ struct KilnPipelineOptions {
   bool matvecSubgroupItems = false;
   bool matvecScalarSums = false;
   bool matvecNormAfterDots = false;
+  int64_t matvecGridLimit = 0;
   /// --kiln-fuse-dispatches before convert-stage-to-gpu (docs/fusion.md);
   /// false keeps one stage per dispatch (estimates are still annotated).
   bool fusion = true;

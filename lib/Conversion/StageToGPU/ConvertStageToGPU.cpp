@@ -401,6 +401,7 @@ struct ConvertStageToGPUPass
     options.matvecSubgroupItems = matvecSubgroupItems;
     options.matvecScalarSums = matvecScalarSums;
     options.matvecNormAfterDots = matvecNormAfterDots;
+    options.matvecGridLimit = matvecGridLimit;
     if (failed(convertStagesToGPU(getOperation(), options)))
       signalPassFailure();
   }

@@ -155,6 +155,8 @@ bool subgroupItems(const StageToGPUOptions &o) {
 static int64_t gridFor(int64_t items, int64_t workgroupSize, const StageToGPUOptions &o) {
   if (subgroupItems(o))
     items = ceilDiv(items, std::max<int64_t>(1, workgroupSize / kPlannedSubgroupSize));
+  if (o.matvecGridLimit > 0)
+    items = std::min(items, o.matvecGridLimit);
   return std::min(items, kMaxGridWorkgroups);
 }
 

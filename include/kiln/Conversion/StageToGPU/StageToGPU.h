@@ -52,6 +52,10 @@ struct StageToGPUOptions {
   /// and scales the row totals by 1/rms, instead of every workgroup first
   /// reducing the mean square before its weight loads.
   bool matvecNormAfterDots = false;
+  /// At most this many workgroups a mat-vec grid (0: one a workgroup's
+  /// items, up to kMaxGridWorkgroups); the grid's workgroups walk the rest
+  /// of the items in turn.
+  int64_t matvecGridLimit = 0;
 };
 
 /// Rows per item and groups per thread for mat-vecs of `format`: the
