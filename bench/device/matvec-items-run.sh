@@ -4,7 +4,8 @@
 # plans (decode tokens/s at the start), and each kernel alone (kiln-bench kernels)
 # for every plan. Writes OUT/summary.txt and OUT/kernels-*.md.
 #
-#   [ITEMS_CONFIGS="embryo-1b ..."] [ITEMS_FORMATS="f16 ..."] bash DIR/matvec-items-run.sh DIR OUT
+#   [ITEMS_CONFIGS="embryo-1b ..."] [ITEMS_FORMATS="f16 ..."] [ITEMS_KERNELS="wg sg4 ..."] \
+#     bash DIR/matvec-items-run.sh DIR OUT
 set -uo pipefail
 dir=${1:?usage: matvec-items-run.sh DIR OUT_DIR}; out=${2:?usage: matvec-items-run.sh DIR OUT_DIR}
 mkdir -p "$out"
@@ -22,6 +23,8 @@ for c in ${ITEMS_CONFIGS:-embryo-1b dory-1b}; do
     "$bin/kiln-bench" $plans --weights /tmp/w.st -p 0 -n 128 -r 3 --read-bandwidth 4530
     for p in $plans; do
       n=$(basename "$p" .kplan)
+      # ITEMS_KERNELS: the plan variants (wg, sg4, ...) to run kernel by kernel.
+      [ -n "${ITEMS_KERNELS:-}" ] && ! [[ " $ITEMS_KERNELS " == *" ${n##*.} "* ]] && continue
       "$bin/kiln-bench" kernels "$p" --weights /tmp/w.st -r 10 --read-bandwidth 4530 \
         > "$out/kernels-$n.md" 2>&1
       echo "==== $n kernels: $(grep -iE "sum|total" "$out/kernels-$n.md" | tail -1)"
