@@ -19,9 +19,10 @@ namespace kiln {
 namespace {
 
 struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
-  Option<std::string> from{*this, "from", llvm::cl::desc("input level: graph | stages"),
+  Option<std::string> from{*this, "from",
+                           llvm::cl::desc("input level: graph | stages | fused"),
                            llvm::cl::init("graph")};
-  Option<std::string> to{*this, "to", llvm::cl::desc("output level: stages | gpu"),
+  Option<std::string> to{*this, "to", llvm::cl::desc("output level: stages | fused | gpu"),
                          llvm::cl::init("gpu")};
   Option<std::string> fusion{*this, "fusion", llvm::cl::desc("cost | none"),
                              llvm::cl::init("cost")};
@@ -40,8 +41,9 @@ void registerKilnPasses() {
   (void)done;
 }
 
-} // namespace
-
+/// The stage-level fusion passes: with fusion on, kiln-absorb-into-matvec then
+/// kiln-fuse-dispatches; with it off, kiln-fuse-dispatches only annotating
+/// estimates.
 void addFusionPasses(OpPassManager &pm, const KilnPipelineOptions &options) {
   if (options.fusion) {
     stage::KilnAbsorbIntoMatVecOptions absorb;
@@ -57,6 +59,8 @@ void addFusionPasses(OpPassManager &pm, const KilnPipelineOptions &options) {
   pm.addPass(stage::createKilnFuseDispatches(fuse));
 }
 
+} // namespace
+
 LogicalResult buildKilnPipeline(OpPassManager &pm, const KilnPipelineOptions &options,
                                 std::string *error) {
   registerKilnPasses();
@@ -70,25 +74,11 @@ LogicalResult buildKilnPipeline(OpPassManager &pm, const KilnPipelineOptions &op
     // The lowering leaves every buffer unplaced; a stage-level input comes placed.
     pm.addPass(stage::createKilnPlanMemory());
   }
-  if (options.to == PipelineLevel::GPU && options.from != PipelineLevel::GPU) {
-    // Fusion decides the dispatch regions the kernels are generated from.
+  // Fusion decides the dispatch regions the kernels are generated from.
+  if (options.from <= PipelineLevel::Stages && options.to >= PipelineLevel::FusedStages)
     addFusionPasses(pm, options);
-    ConvertStageToGPUOptions gpu;
-    gpu.rowWorkgroupSize = options.rowWorkgroupSize;
-    gpu.reduceWorkgroupSize = options.reduceWorkgroupSize;
-    gpu.headWorkgroupSize = options.headWorkgroupSize;
-    gpu.attentionWorkgroupSize = options.attentionWorkgroupSize;
-    gpu.attentionValueDims = options.attentionValueDims;
-    gpu.subgroupReduce = options.subgroupReduce;
-    gpu.matvecRowsPerItem = options.matvecRowsPerItem;
-    gpu.matvecGroupsPerThread = options.matvecGroupsPerThread;
-    gpu.matvecLoadsInFlight = options.matvecLoadsInFlight;
-    gpu.matvecSubgroupItems = options.matvecSubgroupItems;
-    gpu.matvecScalarSums = options.matvecScalarSums;
-    gpu.matvecNormAfterDots = options.matvecNormAfterDots;
-    gpu.matvecGridLimit = options.matvecGridLimit;
-    pm.addPass(createConvertStageToGPU(gpu));
-  }
+  if (options.from != PipelineLevel::GPU && options.to == PipelineLevel::GPU)
+    pm.addPass(createConvertStageToGPU(options.kernels));
   return success();
 }
 
@@ -100,19 +90,19 @@ void applyTarget(ModuleOp module, const cost::TargetDesc &desc,
   int64_t size = 1;
   while (size * 2 <= static_cast<int64_t>(desc.maxWorkgroupSize) && size * 2 <= cap)
     size *= 2;
-  options.reduceWorkgroupSize = size;
-  options.rowWorkgroupSize = std::min<int64_t>(64, desc.maxWorkgroupSize);
-  options.headWorkgroupSize = std::min<int64_t>(64, size);
+  options.kernels.reduceWorkgroupSize = size;
+  options.kernels.rowWorkgroupSize = std::min<int64_t>(64, desc.maxWorkgroupSize);
+  options.kernels.headWorkgroupSize = std::min<int64_t>(64, size);
   // Attention is split over workgroups (a block of keys, a slice of head
   // dims), each needing no more than 256 threads: the largest power of two
   // the target allows, at most that.
   int64_t attention = 1;
   while (attention * 2 <= static_cast<int64_t>(desc.maxWorkgroupSize) && attention * 2 <= 256)
     attention *= 2;
-  options.attentionWorkgroupSize = attention;
-  options.attentionValueDims = desc.attentionValueDims;
-  options.matvecSubgroupItems = desc.matvecSubgroupItems;
-  options.subgroupReduce = desc.subgroupArithmetic;
+  options.kernels.attentionWorkgroupSize = attention;
+  options.kernels.attentionValueDims = desc.attentionValueDims;
+  options.kernels.matvecSubgroupItems = desc.matvecSubgroupItems;
+  options.kernels.subgroupReduce = desc.subgroupArithmetic;
   // SPIR-V 1.3 is Vulkan 1.1's, which has subgroup operations.
   std::string caps = desc.subgroupArithmetic
                          ? "Shader, GroupNonUniform, GroupNonUniformArithmetic"
@@ -134,6 +124,7 @@ void registerKilnPipeline() {
         auto level = [](StringRef text, PipelineLevel fallback) {
           if (text == "graph") return PipelineLevel::Graph;
           if (text == "stages") return PipelineLevel::Stages;
+          if (text == "fused") return PipelineLevel::FusedStages;
           if (text == "gpu") return PipelineLevel::GPU;
           return fallback;
         };

@@ -1,15 +1,23 @@
 // REQUIRES: compiler
 // kiln-opt runs the whole compile pipeline as one registered pipeline: a
-// kiln model down to stages, then to GPU kernels, with and without fusion.
+// kiln model down to stages, to fused stages (fusion's regions, no kernels
+// yet), then to GPU kernels, with and without fusion; fused stages go on to
+// kernels without being fused again.
 // RUN: kiln-opt %s --pass-pipeline='builtin.module(kiln-pipeline{to=stages})' | FileCheck %s --check-prefix=STAGES
 // RUN: kiln-opt %s --pass-pipeline='builtin.module(kiln-pipeline{fusion=none})' | FileCheck %s --check-prefix=UNFUSED
 // RUN: kiln-opt %s --pass-pipeline='builtin.module(kiln-pipeline{fusion=cost cost-target=apple-m4})' | FileCheck %s --check-prefix=FUSED
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(kiln-pipeline{to=fused cost-target=apple-m4})' | FileCheck %s --check-prefix=REGIONS
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(kiln-pipeline{to=fused cost-target=apple-m4})' | kiln-opt --pass-pipeline='builtin.module(kiln-pipeline{from=fused})' | FileCheck %s --check-prefix=FUSED
 
 // STAGES-LABEL: func.func @decode
 // STAGES: stage.dispatch "embed"
 // STAGES: stage.dispatch "w"
 // STAGES: stage.dispatch "head"
 // STAGES: stage.dispatch "sample"
+// REGIONS-LABEL: func.func @decode
+// REGIONS: stage.dispatch "embed__w__head__sample" attributes {fusion = "one_workgroup"
+// REGIONS-NOT: stage.dispatch
+// REGIONS-NOT: gpu.launch_func
 // UNFUSED-LABEL: func.func @decode
 // UNFUSED-COUNT-4: gpu.launch_func
 // UNFUSED-NOT: gpu.launch_func

@@ -337,21 +337,21 @@ int main(int argc, char **argv) {
     return fail("--matvec-rows-per-item must be in [0, 16] (0: by weight format)");
   if (matvecGroupsPerThread < 0 || matvecGroupsPerThread > 64)
     return fail("--matvec-groups-per-thread must be in [0, 64] (0: by weight format)");
-  pipeline.matvecRowsPerItem = matvecRowsPerItem;
+  pipeline.kernels.matvecRowsPerItem = matvecRowsPerItem;
   if (matvecLoadsInFlight < 0 || matvecLoadsInFlight > 64)
     return fail("--matvec-loads-in-flight must be in [0, 64] (0: the default, 8)");
-  pipeline.matvecGroupsPerThread = matvecGroupsPerThread;
-  pipeline.matvecLoadsInFlight = matvecLoadsInFlight;
+  pipeline.kernels.matvecGroupsPerThread = matvecGroupsPerThread;
+  pipeline.kernels.matvecLoadsInFlight = matvecLoadsInFlight;
   if (matvecSums != "lanes" && matvecSums != "scalar")
     return fail("--matvec-sums must be lanes or scalar, not '" + matvecSums + "'");
-  pipeline.matvecScalarSums = matvecSums == "scalar";
+  pipeline.kernels.matvecScalarSums = matvecSums == "scalar";
   if (matvecNorm != "before" && matvecNorm != "after")
     return fail("--matvec-norm must be before or after, not '" + matvecNorm + "'");
-  pipeline.matvecNormAfterDots = matvecNorm == "after";
+  pipeline.kernels.matvecNormAfterDots = matvecNorm == "after";
   if (matvecGridLimit < 0 || matvecGridLimit > 65535)
     return fail("--matvec-grid-limit must be in [0, 65535] (0: no limit), not " +
                 std::to_string(matvecGridLimit));
-  pipeline.matvecGridLimit = matvecGridLimit;
+  pipeline.kernels.matvecGridLimit = matvecGridLimit;
 
   DialectRegistry registry;
   registry.insert<kiln::graph::KilnDialect, ::kiln::stage::StageDialect, func::FuncDialect,
@@ -409,7 +409,7 @@ int main(int argc, char **argv) {
         return fail("--reduce-workgroup-size " + std::to_string(size) +
                     " must be a power of two in [32, " + std::to_string(desc->maxWorkgroupSize) +
                     "] (the target's max_workgroup_size)");
-      pipeline.reduceWorkgroupSize = size;
+      pipeline.kernels.reduceWorkgroupSize = size;
     }
     if (attentionWorkgroupSize != 0) {
       const int64_t size = attentionWorkgroupSize;
@@ -418,19 +418,19 @@ int main(int argc, char **argv) {
         return fail("--attention-workgroup-size " + std::to_string(size) +
                     " must be a power of two in [32, " + std::to_string(desc->maxWorkgroupSize) +
                     "] (the target's max_workgroup_size)");
-      pipeline.attentionWorkgroupSize = size;
+      pipeline.kernels.attentionWorkgroupSize = size;
     }
     if (!matvecItems.empty()) {
       if (matvecItems != "workgroup" && matvecItems != "subgroup")
         return fail("--matvec-items must be workgroup or subgroup, not '" + matvecItems + "'");
-      pipeline.matvecSubgroupItems = matvecItems == "subgroup";
+      pipeline.kernels.matvecSubgroupItems = matvecItems == "subgroup";
     }
     if (attentionValueDims != 0) {
       const int64_t dims = attentionValueDims;
       if (dims < 1 || dims > 64 || (dims & (dims - 1)) != 0)
         return fail("--attention-value-dims " + std::to_string(dims) +
                     " must be a power of two in [1, 64]");
-      pipeline.attentionValueDims = dims;
+      pipeline.kernels.attentionValueDims = dims;
     }
   }
   // One pass manager from the input's level to what is emitted, every pass
@@ -438,7 +438,8 @@ int main(int argc, char **argv) {
   {
     ::kiln::KilnPipelineOptions options = pipeline;
     options.from = fromConfig ? ::kiln::PipelineLevel::Graph : ::kiln::PipelineLevel::Stages;
-    options.to = emit == "stages" ? ::kiln::PipelineLevel::Stages : ::kiln::PipelineLevel::GPU;
+    // --emit=stages shows the fused dispatch regions.
+    options.to = emit == "stages" ? ::kiln::PipelineLevel::FusedStages : ::kiln::PipelineLevel::GPU;
     PassManager pm(&context);
     if (failed(applyPassManagerCLOptions(pm)))
       return fail("bad pass manager options");
@@ -449,10 +450,6 @@ int main(int argc, char **argv) {
     std::string error;
     if (failed(::kiln::buildKilnPipeline(pm, options, &error)))
       return fail(error);
-    // The pipeline to stages stops before fusion; --emit=stages shows the
-    // fused regions.
-    if (options.to == ::kiln::PipelineLevel::Stages)
-      ::kiln::addFusionPasses(pm, options);
     pm.addInstrumentation(std::make_unique<PipelineProgress>(progress, [&](ModuleOp fused) {
       if (fusionReport)
         (emit.empty() ? llvm::outs() : llvm::errs())

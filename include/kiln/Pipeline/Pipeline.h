@@ -21,28 +21,27 @@
 
 namespace kiln {
 
-/// The IR levels of docs/pipeline.md, in order.
-enum class PipelineLevel { Graph, Stages, GPU };
+/// The IR levels of docs/pipeline.md, in order: the imported graph, the
+/// stages convert-kiln-to-stage writes (memory planned), the stages in their
+/// fused dispatch regions (kiln-absorb-into-matvec, kiln-fuse-dispatches),
+/// and the GPU kernels.
+enum class PipelineLevel { Graph, Stages, FusedStages, GPU };
 
 struct KilnPipelineOptions {
-  /// Where the input module is: Graph (the importer's output) or Stages.
+  /// Where the input module is: Graph (the importer's output), Stages or
+  /// FusedStages (fusion is not run again).
   PipelineLevel from = PipelineLevel::Graph;
-  /// Where to stop: Stages (after convert-kiln-to-stage) or GPU.
+  /// Where to stop: Stages (after kiln-plan-memory), FusedStages (after
+  /// fusion) or GPU.
   PipelineLevel to = PipelineLevel::GPU;
-  int64_t rowWorkgroupSize = 64;
-  int64_t reduceWorkgroupSize = 256;
-  int64_t headWorkgroupSize = 64;
-  int64_t attentionWorkgroupSize = 256;
-  int64_t attentionValueDims = 0;
-  bool subgroupReduce = true;
-  /// Mat-vec shape (StageToGPUOptions); 0 picks by weight format.
-  int64_t matvecRowsPerItem = 0;
-  int64_t matvecGroupsPerThread = 0;
-  int64_t matvecLoadsInFlight = 0;
-  bool matvecSubgroupItems = false;
-  bool matvecScalarSums = false;
-  bool matvecNormAfterDots = false;
-  int64_t matvecGridLimit = 0;
+  /// How convert-stage-to-gpu shapes the kernels (applyTarget and
+  /// kiln-compile's tuning flags fill it). Subgroup reductions are on unless
+  /// the target lacks them, as the pass's own option.
+  StageToGPUOptions kernels = [] {
+    StageToGPUOptions o;
+    o.subgroupReduce = true;
+    return o;
+  }();
   /// --kiln-fuse-dispatches before convert-stage-to-gpu (docs/fusion.md);
   /// false keeps one stage per dispatch (estimates are still annotated).
   bool fusion = true;
@@ -61,12 +60,6 @@ mlir::LogicalResult buildKilnPipeline(mlir::OpPassManager &pm,
                                       const KilnPipelineOptions &options,
                                       std::string *error);
 
-/// Adds the stage-level fusion passes `options` asks for: with fusion on,
-/// kiln-absorb-into-matvec then kiln-fuse-dispatches; with it off,
-/// kiln-fuse-dispatches only annotating estimates. Part of buildKilnPipeline;
-/// kiln-compile also runs it alone so that --emit=stages shows the regions.
-void addFusionPasses(mlir::OpPassManager &pm, const KilnPipelineOptions &options);
-
 /// Shapes kernels for the device `desc` describes: workgroup sizes within
 /// its limits, subgroup reductions where it has them (options), and the
 /// SPIR-V target environment the kernels are generated and serialized for
@@ -75,7 +68,7 @@ void applyTarget(mlir::ModuleOp module, const cost::TargetDesc &desc,
                  KilnPipelineOptions &options);
 
 /// Registers Kiln's conversion passes and the `kiln-pipeline` pass pipeline
-/// (options `from=graph|stages`, `to=stages|gpu`).
+/// (options `from=graph|stages|fused`, `to=stages|fused|gpu`).
 void registerKilnPipeline();
 
 } // namespace kiln

@@ -408,4 +408,23 @@ struct ConvertStageToGPUPass
 };
 } // namespace
 
+std::unique_ptr<Pass> createConvertStageToGPU(const StageToGPUOptions &kernels) {
+  // The pass's options mirror the struct field for field (Passes.td).
+  ConvertStageToGPUOptions options;
+  options.rowWorkgroupSize = kernels.rowWorkgroupSize;
+  options.reduceWorkgroupSize = kernels.reduceWorkgroupSize;
+  options.headWorkgroupSize = kernels.headWorkgroupSize;
+  options.attentionWorkgroupSize = kernels.attentionWorkgroupSize;
+  options.attentionValueDims = kernels.attentionValueDims;
+  options.subgroupReduce = kernels.subgroupReduce;
+  options.matvecRowsPerItem = kernels.matvecRowsPerItem;
+  options.matvecGroupsPerThread = kernels.matvecGroupsPerThread;
+  options.matvecLoadsInFlight = kernels.matvecLoadsInFlight;
+  options.matvecSubgroupItems = kernels.matvecSubgroupItems;
+  options.matvecScalarSums = kernels.matvecScalarSums;
+  options.matvecNormAfterDots = kernels.matvecNormAfterDots;
+  options.matvecGridLimit = kernels.matvecGridLimit;
+  return createConvertStageToGPU(options);
+}
+
 } // namespace kiln

@@ -70,6 +70,10 @@ std::pair<int64_t, int64_t> matvecShapeFor(stage::MatrixFormat format,
 mlir::LogicalResult convertStagesToGPU(mlir::ModuleOp module,
                                        const StageToGPUOptions &options);
 
+/// convert-stage-to-gpu with its options taken from `kernels` (the pipeline
+/// keeps one StageToGPUOptions rather than the pass's field-by-field copy).
+std::unique_ptr<mlir::Pass> createConvertStageToGPU(const StageToGPUOptions &kernels);
+
 } // namespace kiln
 
 #endif // KILN_CONVERSION_STAGETOGPU_STAGETOGPU_H
