@@ -121,6 +121,9 @@ void bindPlan(py::module_ &module) {
       .def_readonly("subgroup_size", &kiln_device_info_t::subgroup_size)
       .def_readonly("max_workgroup_invocations", &kiln_device_info_t::max_workgroup_invocations)
       .def_readonly("device_local_bytes", &kiln_device_info_t::device_local_bytes)
+      .def_property_readonly(
+          "conditional_rendering",
+          [](const kiln_device_info_t &d) { return d.conditional_rendering != 0; })
       .def("__repr__", &describeDevice);
 
   module.def("devices", &devices, "The Vulkan devices, in the runtime's enumeration order.");

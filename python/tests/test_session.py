@@ -64,6 +64,7 @@ def test_sampling_equals_kiln_run(model):
 def test_plan_and_devices(model):
     devices = kiln.devices()
     assert devices and all(d.name for d in devices)
+    assert all(isinstance(d.conditional_rendering, bool) for d in devices)
     plan = kiln.Plan.load(model.plan, device=devices[0].name)
     assert plan.device.name == devices[0].name
     assert plan.model_family == model.name.split("-")[0]

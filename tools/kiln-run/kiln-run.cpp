@@ -280,9 +280,11 @@ int listDevices() {
   if (kiln_status_t status = kiln_enumerate_devices(devices.data(), devices.size(), &count))
     return report(status);
   for (const auto &device : devices)
-    std::printf("%u: %s (%s, subgroup %u, max workgroup %u, %.1f GiB device-local)\n", device.index,
-                device.name, typeName(device.type), device.subgroup_size,
-                device.max_workgroup_invocations, device.device_local_bytes / 1073741824.0);
+    std::printf("%u: %s (%s, subgroup %u, max workgroup %u, %.1f GiB device-local, conditional "
+                "rendering %s)\n",
+                device.index, device.name, typeName(device.type), device.subgroup_size,
+                device.max_workgroup_invocations, device.device_local_bytes / 1073741824.0,
+                device.conditional_rendering ? "yes" : "no");
   return 0;
 }
 

@@ -68,6 +68,8 @@ typedef struct kiln_device_info_t {
   uint32_t max_workgroup_size[3];
   uint32_t max_push_constant_bytes;
   uint64_t device_local_bytes;   /* largest device-local heap */
+  uint32_t conditional_rendering; /* 1: VK_EXT_conditional_rendering is offered (a stop token
+                                     skips the rest of a submission on the device) */
 } kiln_device_info_t;
 
 /* Lists the Vulkan devices: writes up to `capacity` entries into `out_devices` (may be

@@ -35,6 +35,7 @@ void describe(const vk::PhysicalDevice &device, kiln_device_info_t &out) {
     out.max_workgroup_size[i] = device.limits.maxWorkgroupSize[i];
   out.max_push_constant_bytes = device.limits.maxPushConstantBytes;
   out.device_local_bytes = device.deviceLocalBytes;
+  out.conditional_rendering = device.conditionalRendering ? 1 : 0;
 }
 
 } // namespace

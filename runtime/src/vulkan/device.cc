@@ -16,33 +16,17 @@ Status Device::create(const PhysicalDevice &physical) {
   VkPhysicalDeviceVulkan13Features offered13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
   VkPhysicalDeviceVulkan12Features offered12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   VkPhysicalDeviceVulkan11Features offered11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
-  VkPhysicalDeviceConditionalRenderingFeaturesEXT offeredConditional{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CONDITIONAL_RENDERING_FEATURES_EXT};
   VkPhysicalDeviceFeatures2 offered{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   const bool has12 = physical.apiVersion >= VK_API_VERSION_1_2;
   const bool has13 = physical.apiVersion >= VK_API_VERSION_1_3;
   // Conditional rendering, where offered, skips a submission's steps after a stop token.
-  bool conditional = false;
-  if (has12) {
-    uint32_t count = 0;
-    vkEnumerateDeviceExtensionProperties(physical.handle, nullptr, &count, nullptr);
-    std::vector<VkExtensionProperties> extensions(count);
-    vkEnumerateDeviceExtensionProperties(physical.handle, nullptr, &count, extensions.data());
-    for (const VkExtensionProperties &extension : extensions)
-      conditional |= std::strcmp(extension.extensionName,
-                                 VK_EXT_CONDITIONAL_RENDERING_EXTENSION_NAME) == 0;
-  }
+  const bool conditional = physical.conditionalRendering;
   if (has12) {
     offered.pNext = &offered11;
     offered11.pNext = &offered12;
     if (has13)
       offered12.pNext = &offered13;
-    if (conditional) {
-      offeredConditional.pNext = offered.pNext;
-      offered.pNext = &offeredConditional;
-    }
     vkGetPhysicalDeviceFeatures2(physical.handle, &offered);
-    conditional = conditional && offeredConditional.conditionalRendering;
   } else {
     vkGetPhysicalDeviceFeatures(physical.handle, &offered.features);
   }

@@ -5,9 +5,32 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
+#include <vector>
 
 namespace kiln::rt::vk {
 namespace {
+
+bool offersConditionalRendering(VkPhysicalDevice handle, uint32_t apiVersion) {
+  if (apiVersion < VK_API_VERSION_1_2)
+    return false;
+  uint32_t count = 0;
+  vkEnumerateDeviceExtensionProperties(handle, nullptr, &count, nullptr);
+  std::vector<VkExtensionProperties> extensions(count);
+  vkEnumerateDeviceExtensionProperties(handle, nullptr, &count, extensions.data());
+  bool offered = false;
+  for (const VkExtensionProperties &extension : extensions)
+    offered |= std::strcmp(extension.extensionName,
+                           VK_EXT_CONDITIONAL_RENDERING_EXTENSION_NAME) == 0;
+  if (!offered)
+    return false;
+  VkPhysicalDeviceConditionalRenderingFeaturesEXT conditional{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CONDITIONAL_RENDERING_FEATURES_EXT};
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  features.pNext = &conditional;
+  vkGetPhysicalDeviceFeatures2(handle, &features);
+  return conditional.conditionalRendering == VK_TRUE;
+}
 
 PhysicalDevice describe(VkPhysicalDevice handle, uint32_t index) {
   PhysicalDevice device;
@@ -60,6 +83,8 @@ PhysicalDevice describe(VkPhysicalDevice handle, uint32_t index) {
       out.maxSubgroupSize = sizeControl.maxSubgroupSize;
     }
   }
+
+  device.conditionalRendering = offersConditionalRendering(handle, device.apiVersion);
 
   uint32_t familyCount = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(handle, &familyCount, nullptr);

@@ -26,6 +26,10 @@ struct PhysicalDevice {
   float timestampPeriodNs = 0;
   uint64_t deviceLocalBytes = 0;
   VkPhysicalDeviceMemoryProperties memory{};
+  /// VK_EXT_conditional_rendering with its conditionalRendering feature
+  /// (Vulkan 1.2 devices only): a stop token can skip the rest of a
+  /// submission's work on the device.
+  bool conditionalRendering = false;
 };
 
 /// Describes every device the instance sees.
