@@ -52,7 +52,7 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
       "matvec_efficiency", "compute_gflops", "subgroup_size",
       "max_workgroup_size", "max_shared_memory_bytes", "compute_units", "reduce_workgroup_size",
       "attention_value_dims", "q8_matvec_efficiency", "workgroup_barrier_us", "cache_bandwidth_gbps", "subgroup_arithmetic",
-      "matvec_items"};
+      "matvec_items", "matvec_sums", "matvec_norm", "matvec_grid_limit"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!known.count(it.key()))
       return io::Error("target: unknown field '" + it.key() + "'");
@@ -111,6 +111,27 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
       return io::Error("target: field 'matvec_items' must be \"workgroup\" or \"subgroup\"");
     d.matvecSubgroupItems = v.get<std::string>() == "subgroup";
   }
+  // A two-way choice spelt as one of two words.
+  auto choice = [&](const char *field, const char *off, const char *on, bool &out) {
+    if (!s || !j.contains(field))
+      return;
+    const json &v = j[field];
+    if (!v.is_string() || (v.get<std::string>() != off && v.get<std::string>() != on)) {
+      s = io::Error(std::string("target: field '") + field + "' must be \"" + off +
+                    "\" or \"" + on + "\"");
+      return;
+    }
+    out = v.get<std::string>() == on;
+  };
+  choice("matvec_sums", "lanes", "scalar", d.matvecScalarSums);
+  choice("matvec_norm", "before", "after", d.matvecNormAfterDots);
+  if (s && j.contains("matvec_grid_limit")) {
+    const json &v = j["matvec_grid_limit"];
+    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 65535)
+      s = io::Error("target: field 'matvec_grid_limit' must be an integer in [0, 65535]");
+    else
+      d.matvecGridLimit = static_cast<uint32_t>(v.get<int64_t>());
+  }
   if (!s)
     return s.error();
   if (d.matvecEfficiency > 1.0)
@@ -156,6 +177,12 @@ std::string targetDescToJson(const TargetDesc &d) {
     j["attention_value_dims"] = d.attentionValueDims;
   if (d.matvecSubgroupItems)
     j["matvec_items"] = "subgroup";
+  if (d.matvecScalarSums)
+    j["matvec_sums"] = "scalar";
+  if (d.matvecNormAfterDots)
+    j["matvec_norm"] = "after";
+  if (d.matvecGridLimit > 0)
+    j["matvec_grid_limit"] = d.matvecGridLimit;
   j["max_shared_memory_bytes"] = d.maxSharedMemoryBytes;
   j["compute_units"] = d.computeUnits;
   return j.dump(2) + "\n";

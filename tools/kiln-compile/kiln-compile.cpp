@@ -125,20 +125,21 @@ static cl::opt<std::string> matvecSums(
     "matvec-sums",
     cl::desc("tuning: how a mat-vec thread sums a row: lanes (four lane sums, added at the "
              "end) | scalar (one sum, multiply-add chains: a quarter of the accumulator "
-             "registers) (default lanes)"),
-    cl::init("lanes"), cl::cat(kilnCategory));
+             "registers) (default: the target's matvec_sums, else lanes)"),
+    cl::init(""), cl::cat(kilnCategory));
 static cl::opt<std::string> matvecNorm(
     "matvec-norm",
     cl::desc("tuning: where a mat-vec that norms its input applies 1/rms: before (each "
              "workgroup reduces the mean square before its weight loads) | after (the "
-             "squares summed beside the dots, the row totals scaled) (default before)"),
-    cl::init("before"), cl::cat(kilnCategory));
+             "squares summed beside the dots, the row totals scaled) (default: the target's "
+             "matvec_norm, else before)"),
+    cl::init(""), cl::cat(kilnCategory));
 static cl::opt<int64_t> matvecGridLimit(
     "matvec-grid-limit",
     cl::desc("tuning: at most this many workgroups a mat-vec grid, each walking further items "
-             "in turn (fewer workgroups to launch) (default 0: one a workgroup's items, up "
-             "to 65535)"),
-    cl::init(0), cl::cat(kilnCategory));
+             "in turn (fewer workgroups to launch); 0: one a workgroup's items, up to 65535 "
+             "(default: the target's matvec_grid_limit, else 0)"),
+    cl::init(-1), cl::cat(kilnCategory));
 
 static cl::opt<int64_t> reduceWorkgroupSize(
     "reduce-workgroup-size",
@@ -342,16 +343,6 @@ int main(int argc, char **argv) {
     return fail("--matvec-loads-in-flight must be in [0, 64] (0: the default, 8)");
   pipeline.kernels.matvecGroupsPerThread = matvecGroupsPerThread;
   pipeline.kernels.matvecLoadsInFlight = matvecLoadsInFlight;
-  if (matvecSums != "lanes" && matvecSums != "scalar")
-    return fail("--matvec-sums must be lanes or scalar, not '" + matvecSums + "'");
-  pipeline.kernels.matvecScalarSums = matvecSums == "scalar";
-  if (matvecNorm != "before" && matvecNorm != "after")
-    return fail("--matvec-norm must be before or after, not '" + matvecNorm + "'");
-  pipeline.kernels.matvecNormAfterDots = matvecNorm == "after";
-  if (matvecGridLimit < 0 || matvecGridLimit > 65535)
-    return fail("--matvec-grid-limit must be in [0, 65535] (0: no limit), not " +
-                std::to_string(matvecGridLimit));
-  pipeline.kernels.matvecGridLimit = matvecGridLimit;
 
   DialectRegistry registry;
   registry.insert<kiln::graph::KilnDialect, ::kiln::stage::StageDialect, func::FuncDialect,
@@ -424,6 +415,22 @@ int main(int argc, char **argv) {
       if (matvecItems != "workgroup" && matvecItems != "subgroup")
         return fail("--matvec-items must be workgroup or subgroup, not '" + matvecItems + "'");
       pipeline.kernels.matvecSubgroupItems = matvecItems == "subgroup";
+    }
+    if (!matvecSums.empty()) {
+      if (matvecSums != "lanes" && matvecSums != "scalar")
+        return fail("--matvec-sums must be lanes or scalar, not '" + matvecSums + "'");
+      pipeline.kernels.matvecScalarSums = matvecSums == "scalar";
+    }
+    if (!matvecNorm.empty()) {
+      if (matvecNorm != "before" && matvecNorm != "after")
+        return fail("--matvec-norm must be before or after, not '" + matvecNorm + "'");
+      pipeline.kernels.matvecNormAfterDots = matvecNorm == "after";
+    }
+    if (matvecGridLimit.getNumOccurrences()) {
+      if (matvecGridLimit < 0 || matvecGridLimit > 65535)
+        return fail("--matvec-grid-limit must be in [0, 65535] (0: no limit), not " +
+                    std::to_string(matvecGridLimit));
+      pipeline.kernels.matvecGridLimit = matvecGridLimit;
     }
     if (attentionValueDims != 0) {
       const int64_t dims = attentionValueDims;

@@ -107,6 +107,29 @@ TEST(CostModel, QuantizedMatvecsHaveTheirOwnEfficiency) {
   ASSERT_FALSE(bool(warp));
   EXPECT_EQ(warp.error().message(),
             "target: field 'matvec_items' must be \"workgroup\" or \"subgroup\"");
+  // matvec_sums, matvec_norm, matvec_grid_limit: off by default, kept by a round trip,
+  // anything else refused by name.
+  EXPECT_FALSE(loaded->matvecScalarSums);
+  EXPECT_FALSE(loaded->matvecNormAfterDots);
+  EXPECT_EQ(loaded->matvecGridLimit, 0u);
+  auto switches = parseTargetDesc(std::string(kMinimal).insert(
+      1, "\"matvec_sums\":\"scalar\",\"matvec_norm\":\"after\",\"matvec_grid_limit\":528,"));
+  ASSERT_TRUE(bool(switches));
+  auto switchesAgain = parseTargetDesc(targetDescToJson(*switches));
+  ASSERT_TRUE(bool(switchesAgain));
+  EXPECT_TRUE(switchesAgain->matvecScalarSums);
+  EXPECT_TRUE(switchesAgain->matvecNormAfterDots);
+  EXPECT_EQ(switchesAgain->matvecGridLimit, 528u);
+  auto pairs = parseTargetDesc(std::string(kMinimal).insert(1, "\"matvec_sums\":\"pairs\","));
+  ASSERT_FALSE(bool(pairs));
+  EXPECT_EQ(pairs.error().message(), "target: field 'matvec_sums' must be \"lanes\" or \"scalar\"");
+  auto late = parseTargetDesc(std::string(kMinimal).insert(1, "\"matvec_norm\":1,"));
+  ASSERT_FALSE(bool(late));
+  EXPECT_EQ(late.error().message(), "target: field 'matvec_norm' must be \"before\" or \"after\"");
+  auto huge = parseTargetDesc(std::string(kMinimal).insert(1, "\"matvec_grid_limit\":70000,"));
+  ASSERT_FALSE(bool(huge));
+  EXPECT_EQ(huge.error().message(),
+            "target: field 'matvec_grid_limit' must be an integer in [0, 65535]");
 }
 
 TEST(CostModel, CacheReReadsAddTime) {

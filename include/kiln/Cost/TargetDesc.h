@@ -59,6 +59,13 @@ struct TargetDesc {
   /// (optional `matvec_items`: "workgroup", the default, or "subgroup";
   /// used only with subgroupArithmetic).
   bool matvecSubgroupItems = false;
+  /// The other mat-vec kernel switches a target may choose once measured
+  /// (docs/stages.md): `matvec_sums` "lanes" (default) | "scalar",
+  /// `matvec_norm` "before" (default) | "after", `matvec_grid_limit`
+  /// (0 = none, at most 65535).
+  bool matvecScalarSums = false;
+  bool matvecNormAfterDots = false;
+  uint32_t matvecGridLimit = 0;
   uint32_t maxSharedMemoryBytes = 16384;
   /// Workgroups that run at once at full speed (SMs, CUs, cores).
   uint32_t computeUnits = 1;
