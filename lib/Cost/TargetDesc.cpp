@@ -105,12 +105,6 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
     else
       return io::Error("target: field 'subgroup_arithmetic' must be true or false");
   }
-  if (s && j.contains("matvec_items")) {
-    const json &v = j["matvec_items"];
-    if (!v.is_string() || (v.get<std::string>() != "workgroup" && v.get<std::string>() != "subgroup"))
-      return io::Error("target: field 'matvec_items' must be \"workgroup\" or \"subgroup\"");
-    d.matvecSubgroupItems = v.get<std::string>() == "subgroup";
-  }
   // A two-way choice spelt as one of two words.
   auto choice = [&](const char *field, const char *off, const char *on, bool &out) {
     if (!s || !j.contains(field))
@@ -123,6 +117,7 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
     }
     out = v.get<std::string>() == on;
   };
+  choice("matvec_items", "workgroup", "subgroup", d.matvecSubgroupItems);
   choice("matvec_sums", "lanes", "scalar", d.matvecScalarSums);
   choice("matvec_norm", "before", "after", d.matvecNormAfterDots);
   if (s && j.contains("matvec_grid_limit")) {

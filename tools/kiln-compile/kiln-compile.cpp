@@ -411,21 +411,22 @@ int main(int argc, char **argv) {
                     "] (the target's max_workgroup_size)");
       pipeline.kernels.attentionWorkgroupSize = size;
     }
-    if (!matvecItems.empty()) {
-      if (matvecItems != "workgroup" && matvecItems != "subgroup")
-        return fail("--matvec-items must be workgroup or subgroup, not '" + matvecItems + "'");
-      pipeline.kernels.matvecSubgroupItems = matvecItems == "subgroup";
-    }
-    if (!matvecSums.empty()) {
-      if (matvecSums != "lanes" && matvecSums != "scalar")
-        return fail("--matvec-sums must be lanes or scalar, not '" + matvecSums + "'");
-      pipeline.kernels.matvecScalarSums = matvecSums == "scalar";
-    }
-    if (!matvecNorm.empty()) {
-      if (matvecNorm != "before" && matvecNorm != "after")
-        return fail("--matvec-norm must be before or after, not '" + matvecNorm + "'");
-      pipeline.kernels.matvecNormAfterDots = matvecNorm == "after";
-    }
+    // A two-word switch: the flag's word, when given, overrides the target's.
+    auto twoWay = [&](const cl::opt<std::string> &flag, const char *off, const char *on,
+                      bool &out) {
+      if (flag.empty())
+        return true;
+      if (flag != off && flag != on)
+        return false;
+      out = flag == on;
+      return true;
+    };
+    if (!twoWay(matvecItems, "workgroup", "subgroup", pipeline.kernels.matvecSubgroupItems))
+      return fail("--matvec-items must be workgroup or subgroup, not '" + matvecItems + "'");
+    if (!twoWay(matvecSums, "lanes", "scalar", pipeline.kernels.matvecScalarSums))
+      return fail("--matvec-sums must be lanes or scalar, not '" + matvecSums + "'");
+    if (!twoWay(matvecNorm, "before", "after", pipeline.kernels.matvecNormAfterDots))
+      return fail("--matvec-norm must be before or after, not '" + matvecNorm + "'");
     if (matvecGridLimit.getNumOccurrences()) {
       if (matvecGridLimit < 0 || matvecGridLimit > 65535)
         return fail("--matvec-grid-limit must be in [0, 65535] (0: no limit), not " +

@@ -205,7 +205,7 @@ public:
           if (sameNorm(m))
             invRms = m.invRms;
         if (!invRms)
-          invRms = inverseRms(op.getColumns(), op.getNormEps()->convertToFloat());
+          invRms = inverseRms();
       }
     }
     // A routed expert (stage.router's word, clamped to the last candidate so
@@ -246,7 +246,8 @@ public:
 
   /// 1 / sqrt(mean(input²) + eps), reduced by the whole workgroup (every
   /// thread must reach it).
-  Value inverseRms(int64_t columns, float eps) {
+  Value inverseRms() {
+    int64_t columns = op.getColumns();
     Value total;
     if (SmallVector<HeldElement> held = kb.held(columns); !held.empty()) {
       SmallVector<Value> squares;
@@ -261,8 +262,14 @@ public:
         return kb.fadd(acc, kb.fmul(v, v));
       });
     }
-    total = kb.reduce(total, ReduceKind::Add);
-    return kb.rsqrt(kb.fadd(kb.fdiv(total, kb.f32(float(columns))), kb.f32(eps)));
+    return inverseRmsOf(kb.reduce(total, ReduceKind::Add));
+  }
+
+  /// 1 / sqrt(sumOfSquares / columns + eps): the norm's factor from the
+  /// input's sum of squares over every column.
+  Value inverseRmsOf(Value sumOfSquares) {
+    Value mean = kb.fdiv(sumOfSquares, kb.f32(float(op.getColumns())));
+    return kb.rsqrt(kb.fadd(mean, kb.f32(op.getNormEps()->convertToFloat())));
   }
 
   /// The activation at `column` this mat-vec multiplies.
@@ -340,11 +347,14 @@ public:
       out.emplace_back(sums.slice(rowCount, m.rowsPerItem));
       rowCount += m.rowsPerItem;
     }
+    // Mat-vecs that share a norm share its sum of squares and its factor.
+    DenseMap<int64_t, Value> factorOf;
     for (MatVecRows &m : matvecs)
       if (m.normAfter) {
-        Value mean = m.kb.fdiv(sums[rowCount + m.squareIndex],
-                               m.kb.f32(float(m.op.getColumns())));
-        m.invRms = m.kb.rsqrt(m.kb.fadd(mean, m.kb.f32(m.op.getNormEps()->convertToFloat())));
+        Value &factor = factorOf[m.squareIndex];
+        if (!factor)
+          factor = m.inverseRmsOf(sums[rowCount + m.squareIndex]);
+        m.invRms = factor;
       }
     return out;
   }
