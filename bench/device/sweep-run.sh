@@ -18,7 +18,8 @@ for c in ${SWEEP_CONFIGS:-dory-1b-32k embryo-1b-32k}; do
   for f in ${SWEEP_FORMATS:-f16 q8_2f}; do
     [ -e "$dir/plans/$c.$f.B.kplan" ] || continue
     "$bin/kiln-synth" --config "$dir/cfg/$c.json" --format "$f" --quiet -o /tmp/w.st > /dev/null
-    "$bin/kiln-bench" "$dir/plans/$c.$f.A.kplan" "$dir/plans/$c.$f.B.kplan" --weights /tmp/w.st \
+    # A is optional (a session with nothing to compare runs B alone).
+    "$bin/kiln-bench" $(ls "$dir/plans/$c.$f".{A,B}.kplan 2>/dev/null) --weights /tmp/w.st \
       -p 0 -n 64 -r 2 --positions 256,1024,4096,16384,30000 --seek --read-bandwidth 4530
     "$bin/kiln-run" "$dir/plans/$c.$f.B.kplan" --weights /tmp/w.st --prompt 1,2,3,4 \
       --max-new 16 --profile --no-weight-check > /dev/null 2>&1
