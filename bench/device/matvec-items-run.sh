@@ -4,14 +4,15 @@
 # plans (decode tokens/s at the start), and each kernel alone (kiln-bench kernels)
 # for every plan. Writes OUT/summary.txt and OUT/kernels-*.md.
 #
-#   [ITEMS_CONFIGS="embryo-1b ..."] [ITEMS_FORMATS="f16 ..."] [ITEMS_KERNELS="wg sg4 ..."] \
+#   [ITEMS_CONFIGS="embryo-1b ..."] [ITEMS_FORMATS="f16 ..."] [ITEMS_KERNELS="wg sg4 ..."] [ITEMS_PROBE=0] \
 #     bash DIR/matvec-items-run.sh DIR OUT
 set -uo pipefail
 dir=${1:?usage: matvec-items-run.sh DIR OUT_DIR}; out=${2:?usage: matvec-items-run.sh DIR OUT_DIR}
 mkdir -p "$out"
 bin=$dir/bin
 {
-if [ -x "$bin/vkprobe" ]; then
+# ITEMS_PROBE=0 skips vkprobe (a second run in the same session).
+if [ -x "$bin/vkprobe" ] && [ "${ITEMS_PROBE:-1}" != 0 ]; then
   VKPROBE_BUDGET_S=40 VKPROBE_MATVEC=5632x2048,2048x5632,2048x2048,32768x2048 "$bin/vkprobe" \
     2>&1 | grep -E "READ_BW|DISPATCH|MATVEC|matvec" | head -40
 fi

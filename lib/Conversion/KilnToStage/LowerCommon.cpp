@@ -238,9 +238,11 @@ LogicalResult Lowering::lowerMatVec(kg::MatVecOp op) {
   OpBuilder b = dispatch(weight.getName());
   stage::MatVecOp::create(
       b, op.getLoc(), w, /*expert=*/Value(), scale, /*colScale=*/Value(),
-      input, /*norm=*/Value(), /*up=*/Value(), out, fold,
+      input, /*norm=*/Value(), /*slerp_update=*/Value(), /*slerp_alpha=*/Value(),
+      /*up=*/Value(), out, fold, /*hidden_out=*/Value(),
       q8 ? stage::MatrixFormat::q8_2f : stage::MatrixFormat::f16, stage::Activation::none,
-      /*split_k=*/1, /*accumulate=*/false, /*experts=*/1, /*norm_eps=*/FloatAttr());
+      /*split_k=*/1, /*accumulate=*/false, /*experts=*/1, /*norm_eps=*/FloatAttr(),
+      /*norm_zero_centered=*/false, /*slerp_eps=*/FloatAttr());
   return success();
 }
 

@@ -152,10 +152,11 @@ LogicalResult Lowering::lowerExpertMatVec(kg::MatVecOp op,
   OpBuilder b = dispatch(stackName(candidates));
   stage::MatVecOp::create(
       b, op.getLoc(), w, word->second, rowScale, colScale, input, /*norm=*/Value(),
-      /*up=*/Value(), out, fold,
+      /*slerp_update=*/Value(), /*slerp_alpha=*/Value(), /*up=*/Value(), out, fold,
+      /*hidden_out=*/Value(),
       q8 ? stage::MatrixFormat::q8_2f : stage::MatrixFormat::f16, stage::Activation::none,
       /*split_k=*/1, /*accumulate=*/false, static_cast<uint64_t>(candidates.size()),
-      /*norm_eps=*/FloatAttr());
+      /*norm_eps=*/FloatAttr(), /*norm_zero_centered=*/false, /*slerp_eps=*/FloatAttr());
   return success();
 }
 

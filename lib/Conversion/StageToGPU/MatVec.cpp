@@ -11,7 +11,7 @@
 // 65535 workgroups, the smallest maxComputeWorkGroupCount Vulkan allows,
 // whatever the vocabulary. With a `norm`, every workgroup first reduces the
 // input's mean square itself (a few KB from the cache) instead of waiting for
-// an rmsnorm dispatch.
+// an rmsnorm dispatch; with a `slerp`, the norms of Dory's residual step.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelBuilder.h"
@@ -208,6 +208,19 @@ public:
           invRms = inverseRms();
       }
     }
+    if (op.getSlerpUpdate()) {
+      update = kb.buffer(op.getSlerpUpdate());
+      alpha = kb.buffer(op.getSlerpAlpha());
+      for (const MatVecRows &m : earlier)
+        if (m.update && sameSlerp(m)) {
+          hiddenScale = m.hiddenScale;
+          updateScale = m.updateScale;
+        }
+      if (!hiddenScale)
+        slerpScales();
+      if (op.getHiddenOut())
+        storeHidden(kb.buffer(op.getHiddenOut()));
+    }
     // A routed expert (stage.router's word, clamped to the last candidate so
     // a stray word stays in bounds): its rows and scales start at e·R, e·C.
     if (op.getExpert()) {
@@ -272,9 +285,85 @@ public:
     return kb.rsqrt(kb.fadd(mean, kb.f32(op.getNormEps()->convertToFloat())));
   }
 
+  /// The slerp's factors, reduced by the whole workgroup from one pass over
+  /// h, o and alpha (every thread must reach it). With u = (1 − α) ⊙ h and
+  /// w = α ⊙ o, the new h is unit(y), y = u / |h| + w / |o| (unit(x) =
+  /// x / sqrt(|x|² + eps)), and |y|² = Σu² / |h|² + 2 Σuw / (|h||o|) + Σw² / |o|²:
+  /// so h_new = hiddenScale · u + updateScale · w.
+  void slerpScales() {
+    int64_t columns = op.getColumns();
+    auto terms = [&](Value h, Value o, Value a) -> SmallVector<Value> {
+      Value u = kb.fsub(h, kb.fmul(a, h));
+      Value w = kb.fmul(a, o);
+      // Braced lists evaluate in order: the IR does not depend on the compiler.
+      return {kb.fmul(h, h), kb.fmul(o, o), kb.fmul(u, u), kb.fmul(u, w), kb.fmul(w, w)};
+    };
+    SmallVector<Value> partial;
+    if (SmallVector<HeldElement> held = kb.held(columns); !held.empty()) {
+      SmallVector<SmallVector<Value>> bySum(5);
+      for (const HeldElement &e : held) {
+        Value h = kb.loadHeld(input, e);
+        Value o = kb.loadHeld(update, e);
+        Value a = kb.loadHeld(alpha, e);
+        for (auto [i, t] : llvm::enumerate(terms(h, o, a)))
+          bySum[i].push_back(t);
+      }
+      for (ArrayRef<Value> values : bySum)
+        partial.push_back(kb.sum(values));
+    } else {
+      SmallVector<Value> init(5, kb.f32(0.0f));
+      Value first = kb.threadId();
+      Value end = kb.index(columns);
+      Value step = kb.index(kb.getWorkgroupSize());
+      partial = kb.forLoop(first, end, step, init,
+                           [&](Value i, ValueRange acc) -> SmallVector<Value> {
+                             Value h = kb.load(input, {i});
+                             Value o = kb.load(update, {i});
+                             Value a = kb.load(alpha, {i});
+                             SmallVector<Value> next;
+                             for (auto [sum, t] : llvm::zip(acc, terms(h, o, a)))
+                               next.push_back(kb.fadd(sum, t));
+                             return next;
+                           });
+    }
+    SmallVector<Value> sums = kb.reduceMany(partial);
+    Value eps = kb.f32(op.getSlerpEps()->convertToFloat());
+    Value invH = kb.rsqrt(kb.fadd(sums[0], eps));
+    Value invO = kb.rsqrt(kb.fadd(sums[1], eps));
+    Value uu = kb.fmul(kb.fmul(invH, invH), sums[2]);
+    Value two = kb.f32(2.0f);
+    Value cross = kb.fmul(kb.fmul(two, kb.fmul(invH, invO)), sums[3]);
+    Value ww = kb.fmul(kb.fmul(invO, invO), sums[4]);
+    // |y|² is a sum of squares; rounding must not take it below zero.
+    Value zero = kb.f32(0.0f);
+    Value yy = kb.fmax(kb.fadd(kb.fadd(uu, cross), ww), zero);
+    Value inv = kb.rsqrt(kb.fadd(yy, eps));
+    hiddenScale = kb.fmul(inv, invH);
+    updateScale = kb.fmul(inv, invO);
+  }
+
+  /// The slerp's new hidden state at `column`.
+  Value slerpAt(Value column) {
+    Value hs = kb.fmul(kb.load(input, {column}), hiddenScale);
+    Value os = kb.fmul(kb.load(update, {column}), updateScale);
+    Value a = kb.load(alpha, {column});
+    return kb.fadd(hs, kb.fmul(a, kb.fsub(os, hs)));
+  }
+
+  /// The workgroup that computes item 0 writes the new hidden state (once
+  /// in the grid; nothing in this kernel reads it).
+  void storeHidden(Value next) {
+    Value workgroup = kb.workgroupId();
+    Value isFirst = kb.ult(workgroup, kb.index(1));
+    kb.ifThen(isFirst, [&] {
+      kb.strided(kb.index(op.getColumns()),
+                 [&](Value i) { kb.store(slerpAt(i), next, {i}); });
+    });
+  }
+
   /// The activation at `column` this mat-vec multiplies.
   Value inputAt(Value column) {
-    Value x = kb.load(input, {column});
+    Value x = update ? slerpAt(column) : kb.load(input, {column});
     if (norm) {
       Value w = kb.load(norm, {column});
       if (op.getNormZeroCentered())
@@ -464,9 +553,15 @@ public:
                       op.getNormZeroCentered() == other.op.getNormZeroCentered()));
   }
 
+  /// Whether `other` takes the same slerp of the same hidden state.
+  bool sameSlerp(const MatVecRows &other) const {
+    return input == other.input && update == other.update && alpha == other.alpha &&
+           (!update || op.getSlerpEps() == other.op.getSlerpEps());
+  }
+
   /// Whether `other` multiplies the same activations over the same items.
   bool sharesInput(const MatVecRows &other) const {
-    return sameItems(other) && sameNorm(other) && up == other.up &&
+    return sameItems(other) && sameNorm(other) && sameSlerp(other) && up == other.up &&
            colScale == other.colScale && colBase == other.colBase;
   }
 
@@ -491,6 +586,8 @@ private:
   int64_t rows, splitK, groups, perChunk;
   Value weight, input, up, out, colScale, rowBase, colBase;
   Value norm, invRms;
+  /// A slerp's operands and factors (slerpScales).
+  Value update, alpha, hiddenScale, updateScale;
 };
 } // namespace
 

@@ -168,3 +168,53 @@ func.func @norm_wrong_length(%w: memref<24x7xvector<4xi32>>, %x: memref<52xf32>,
   }
   return
 }
+
+// -----
+
+func.func @slerp_without_eps(%w: memref<24x7xvector<4xi32>>, %x: memref<52xf32>, %o: memref<52xf32>, %a: memref<52xf32>, %y: memref<24xf32>) {
+  stage.dispatch {
+    // expected-error @+1 {{a slerp needs its update, alpha and slerp_eps together}}
+    stage.matvec weight(%w : memref<24x7xvector<4xi32>>) input(%x : memref<52xf32>) slerp(%o, %a : memref<52xf32>, memref<52xf32>) out(%y : memref<24xf32>) {format = #stage.format<f16>}
+  }
+  return
+}
+
+// -----
+
+func.func @slerp_wrong_length(%w: memref<24x7xvector<4xi32>>, %x: memref<52xf32>, %o: memref<51xf32>, %a: memref<52xf32>, %y: memref<24xf32>) {
+  stage.dispatch {
+    // expected-error @+1 {{the update matches the hidden state}}
+    stage.matvec weight(%w : memref<24x7xvector<4xi32>>) input(%x : memref<52xf32>) slerp(%o, %a : memref<51xf32>, memref<52xf32>) out(%y : memref<24xf32>) {format = #stage.format<f16>, slerp_eps = 1.0e-06 : f32}
+  }
+  return
+}
+
+// -----
+
+func.func @slerp_with_norm(%w: memref<24x7xvector<4xi32>>, %x: memref<52xf32>, %n: memref<52xf32>, %o: memref<52xf32>, %a: memref<52xf32>, %y: memref<24xf32>) {
+  stage.dispatch {
+    // expected-error @+1 {{a slerp reads the plain hidden state of one matrix: not with a norm, an activation or experts}}
+    stage.matvec weight(%w : memref<24x7xvector<4xi32>>) input(%x : memref<52xf32>) norm(%n : memref<52xf32>) slerp(%o, %a : memref<52xf32>, memref<52xf32>) out(%y : memref<24xf32>) {format = #stage.format<f16>, norm_eps = 1.0e-06 : f32, slerp_eps = 1.0e-06 : f32}
+  }
+  return
+}
+
+// -----
+
+func.func @hidden_out_without_slerp(%w: memref<24x7xvector<4xi32>>, %x: memref<52xf32>, %y: memref<24xf32>, %h: memref<52xf32>) {
+  stage.dispatch {
+    // expected-error @+1 {{hidden_out receives a slerp's new hidden state: it needs slerp}}
+    stage.matvec weight(%w : memref<24x7xvector<4xi32>>) input(%x : memref<52xf32>) out(%y : memref<24xf32>) hidden_out(%h : memref<52xf32>) {format = #stage.format<f16>}
+  }
+  return
+}
+
+// -----
+
+func.func @hidden_out_in_place(%w: memref<24x7xvector<4xi32>>, %x: memref<52xf32>, %o: memref<52xf32>, %a: memref<52xf32>, %y: memref<24xf32>) {
+  stage.dispatch {
+    // expected-error @+1 {{hidden_out must not be a buffer the mat-vec reads: other workgroups still read it}}
+    stage.matvec weight(%w : memref<24x7xvector<4xi32>>) input(%x : memref<52xf32>) slerp(%o, %a : memref<52xf32>, memref<52xf32>) out(%y : memref<24xf32>) hidden_out(%x : memref<52xf32>) {format = #stage.format<f16>, slerp_eps = 1.0e-06 : f32}
+  }
+  return
+}

@@ -69,9 +69,13 @@ SmallVector<Value> writtenBuffers(Operation *stage) {
       written.push_back(v);
   };
   llvm::TypeSwitch<Operation *>(stage)
-      .Case<EmbedGatherOp, MatVecOp, AttentionOp, WindowAttentionOp, ClusterLogitsOp, HeadRowsOp,
+      .Case<EmbedGatherOp, AttentionOp, WindowAttentionOp, ClusterLogitsOp, HeadRowsOp,
             SiluMulOp, AddOp, MulOp, SigmoidGateOp, SampleOp>(
           [&](auto op) { add(op.getOut()); })
+      .Case([&](MatVecOp op) {
+        add(op.getOut());
+        add(op.getHiddenOut());
+      })
       .Case([&](RMSNormOp op) {
         // The residual is written back only when partial planes are added.
         if (op.getPartials())

@@ -201,6 +201,30 @@ LogicalResult MatVecOp::verify() {
     return failure();
   if (getNormZeroCentered() && !getNorm())
     return emitOpError("norm_zero_centered needs a norm operand");
+  bool slerp = static_cast<bool>(getSlerpUpdate());
+  if (slerp != static_cast<bool>(getSlerpAlpha()) || slerp != getSlerpEps().has_value())
+    return emitOpError("a slerp needs its update, alpha and slerp_eps together");
+  if (slerp && (gated || experts > 1 || getNorm()))
+    return emitOpError("a slerp reads the plain hidden state of one matrix: not "
+                       "with a norm, an activation or experts");
+  if (slerp && (failed(expectSize(*this, "slerp update", getSlerpUpdate(), columns,
+                                  "the update matches the hidden state")) ||
+                failed(expectSize(*this, "slerp alpha", getSlerpAlpha(), columns,
+                                  "one alpha per column"))))
+    return failure();
+  if (slerp && getSlerpEps()->convertToFloat() <= 0.0f)
+    return emitOpError("slerp_eps must be positive");
+  if (Value next = getHiddenOut()) {
+    if (!slerp)
+      return emitOpError("hidden_out receives a slerp's new hidden state: it needs slerp");
+    if (failed(expectSize(*this, "hidden_out", next, columns,
+                          "the new hidden state matches the old")))
+      return failure();
+    for (Value read : {getInput(), getSlerpUpdate(), getSlerpAlpha(), getWeight()})
+      if (next == read)
+        return emitOpError("hidden_out must not be a buffer the mat-vec reads: "
+                           "other workgroups still read it");
+  }
   int64_t splitK = getSplitK();
   if (splitK < 1 || splitK > groups)
     return emitOpError("split_k must be in [1, ")

@@ -279,6 +279,207 @@ bool absorbNorm(DispatchOp normDispatch, const cost::CostModel &model) {
   return true;
 }
 
+/// Whether dispatches `a` and `b` run under the same condition (both always,
+/// or both skipped by the same flag word).
+bool sameSkip(DispatchOp a, DispatchOp b) {
+  return a.getSkipFlag() == b.getSkipFlag() && a.getSkipWord() == b.getSkipWord();
+}
+
+/// Whether no operand of `matvec` but its input touches `v`'s memory.
+bool touchesOnlyAsInput(MatVecOp matvec, Value v) {
+  for (Value other : {matvec.getWeight(), matvec.getOut(), matvec.getFold(),
+                      matvec.getRowScale(), matvec.getColScale(), matvec.getExpert()})
+    if (other && buffersMayAlias(other, v))
+      return false;
+  return true;
+}
+
+/// Whether `matvec` reads `h` as its plain input and nothing else, so that it
+/// can take a slerp of h instead.
+bool plainReaderOf(MatVecOp matvec, Value h) {
+  return matvec.getInput() == h && !matvec.getNorm() && !matvec.getSlerpUpdate() &&
+         !matvec.getUp() && matvec.getNumExperts() == 1 &&
+         matvec.getActivation() == Activation::none && touchesOnlyAsInput(matvec, h);
+}
+
+/// A new scratch argument of `func` shaped like `like`, named `name`, left
+/// for the memory plan to place.
+Value addScratchLike(FunctionOpInterface func, Value like, StringRef name) {
+  unsigned index = func.getNumArguments();
+  DictionaryAttr attrs;
+  if (auto arg = dyn_cast<BlockArgument>(like))
+    if (BufferAttr buffer = bufferAttrOf(func, arg.getArgNumber())) {
+      auto next = BufferAttr::get(func->getContext(), BufferKind::Scratch, name,
+                                  /*slot=*/std::nullopt, /*byte_offset=*/0,
+                                  buffer.getByteSize(), /*tensors=*/{});
+      NamedAttribute attr(StringAttr::get(func->getContext(), kBufferAttrName), next);
+      attrs = DictionaryAttr::get(func->getContext(), {attr});
+    }
+  if (failed(func.insertArgument(index, like.getType(), attrs, like.getLoc())))
+    return Value();
+  return func.getArgument(index);
+}
+
+/// A mat-vec that will take a slerp of h: it reads h itself (no field), or
+/// the product of h and a q8_2f column field that a `stage.mul` formed (the
+/// field then becomes its col_scale).
+struct SlerpReader {
+  MatVecOp matvec;
+  Value field;
+};
+
+/// The readers of `mul` = h ⊙ field when the product only feeds plain q8_2f
+/// mat-vecs that can take the field as their col_scale (each its dispatch's
+/// only stage, after the mul, under its skip flag, with nothing in between
+/// writing the field); empty otherwise.
+SmallVector<SlerpReader> foldReaders(MulOp mul, DispatchOp mulDispatch, Value h) {
+  if (mul->getNumOperands() != 3 || !soleStage(mulDispatch))
+    return {};
+  Value lhs = mul->getOperand(0), rhs = mul->getOperand(1), product = mul->getOperand(2);
+  if ((lhs == h) == (rhs == h))
+    return {};
+  Value field = lhs == h ? rhs : lhs;
+  if (!isScratch(product) || buffersMayAlias(product, h) || buffersMayAlias(product, field))
+    return {};
+  auto func = mulDispatch->getParentOfType<FunctionOpInterface>();
+  SmallVector<SlerpReader> readers;
+  bool ok = true;
+  func->walk([&](Operation *op) {
+    if (op == mul.getOperation() || !isa_and_nonnull<DispatchOp>(op->getParentOp()) ||
+        !llvm::is_contained(op->getOperands(), product))
+      return;
+    auto matvec = dyn_cast<MatVecOp>(op);
+    auto dispatch = matvec ? cast<DispatchOp>(matvec->getParentOp()) : DispatchOp();
+    if (!matvec || matvec.getFormat() != MatrixFormat::q8_2f || !plainReaderOf(matvec, product) ||
+        !touchesOnlyAsInput(matvec, h) || matvec.getColScale() || !soleStage(dispatch) ||
+        !sameSkip(dispatch, mulDispatch) || dispatch->getBlock() != mulDispatch->getBlock() ||
+        !mulDispatch->isBeforeInBlock(dispatch) ||
+        anyStageBetween(mulDispatch, dispatch,
+                        [&](Operation *stage) { return writes(stage, field); })) {
+      ok = false;
+      return;
+    }
+    readers.push_back({matvec, field});
+  });
+  return ok ? readers : SmallVector<SlerpReader>();
+}
+
+/// Tries to fold Dory's residual step `slerp(h, o, alpha)` into the mat-vecs
+/// that read h next (directly, or through a q8_2f column field's mul): each
+/// reads the old h and forms the new one itself (`slerp`), the first also
+/// writing it to a new buffer h' (`hidden_out`), which every later use of h
+/// reads instead. True on success.
+bool absorbSlerp(DispatchOp slerpDispatch, const cost::CostModel &model) {
+  auto slerp = dyn_cast_or_null<SlerpOp>(soleStage(slerpDispatch));
+  if (!slerp)
+    return false;
+  Value h = slerp.getHidden(), o = slerp.getUpdate(), alpha = slerp.getAlpha();
+  if (!isScratch(h) || buffersMayAlias(h, o) || buffersMayAlias(h, alpha))
+    return false;
+  auto func = slerpDispatch->getParentOfType<FunctionOpInterface>();
+  // The readers: the mat-vecs (and field muls) that read h before any other
+  // stage uses it. Every use after them reads h' (which the first reader
+  // writes), so each must run whenever that reader does; h itself is then
+  // never written again, so readers after such a use still see the old h.
+  SmallVector<SlerpReader> readers;
+  SmallVector<DispatchOp> folds;
+  SmallVector<OpOperand *> later;
+  DispatchOp firstLater;
+  for (Operation *op = slerpDispatch->getNextNode(); op; op = op->getNextNode()) {
+    auto dispatch = dyn_cast<DispatchOp>(op);
+    if (!dispatch) {
+      if (llvm::is_contained(op->getOperands(), h))
+        return false;
+      continue;
+    }
+    for (Operation &stage : dispatch.getBody().front()) {
+      if (!llvm::is_contained(stage.getOperands(), h))
+        continue;
+      if (later.empty() && soleStage(dispatch) && sameSkip(dispatch, slerpDispatch)) {
+        auto matvec = dyn_cast<MatVecOp>(stage);
+        if (matvec && plainReaderOf(matvec, h)) {
+          readers.push_back({matvec, Value()});
+          continue;
+        }
+        if (auto mul = dyn_cast<MulOp>(stage)) {
+          SmallVector<SlerpReader> fed = foldReaders(mul, dispatch, h);
+          if (!fed.empty()) {
+            llvm::append_range(readers, fed);
+            folds.push_back(dispatch);
+            continue;
+          }
+        }
+      }
+      if (slerpDispatch.getSkipFlag() && !sameSkip(dispatch, slerpDispatch))
+        return false;
+      if (!firstLater)
+        firstLater = dispatch;
+      for (OpOperand &use : stage.getOpOperands())
+        if (use.get() == h)
+          later.push_back(&use);
+    }
+  }
+  if (readers.empty())
+    return false;
+  // h' comes from the earliest reader, which must run before h's later uses;
+  // the readers read o and alpha where the slerp ran: nothing in between may
+  // write them.
+  auto dispatchOf = [](SlerpReader &r) { return cast<DispatchOp>(r.matvec->getParentOp()); };
+  SlerpReader *writer = &readers.front();
+  for (SlerpReader &r : readers) {
+    if (dispatchOf(r)->isBeforeInBlock(dispatchOf(*writer)))
+      writer = &r;
+    if (anyStageBetween(slerpDispatch, dispatchOf(r), [&](Operation *stage) {
+          return writes(stage, o) || writes(stage, alpha);
+        }))
+      return false;
+  }
+  if (firstLater && !dispatchOf(*writer)->isBeforeInBlock(firstLater))
+    return false;
+
+  double before = aloneMicros(model, slerp) + model.target().boundaryMicros;
+  for (DispatchOp fold : folds)
+    before += aloneMicros(model, soleStage(fold));
+  double after = 0;
+  SmallVector<MatVecOp> slerped;
+  MatVecOp writerSlerped;
+  for (SlerpReader &r : readers) {
+    OpBuilder b(r.matvec);
+    auto n = cast<MatVecOp>(b.clone(*r.matvec.getOperation()));
+    n.getInputMutable().assign(h);
+    if (r.field)
+      n.getColScaleMutable().assign(r.field);
+    n.getSlerpUpdateMutable().assign(o);
+    n.getSlerpAlphaMutable().assign(alpha);
+    n.setSlerpEpsAttr(slerp.getEpsAttr());
+    before += aloneMicros(model, r.matvec);
+    after += aloneMicros(model, n);
+    slerped.push_back(n);
+    if (&r == writer)
+      writerSlerped = n;
+  }
+  auto undo = [&] {
+    for (MatVecOp n : slerped)
+      n->erase();
+    return false;
+  };
+  if (after >= before)
+    return undo();
+  std::string name = ("plane." + slerpDispatch.getKernelName().value_or("slerp")).str();
+  Value next = addScratchLike(func, h, name);
+  if (!next)
+    return undo();
+  writerSlerped.getHiddenOutMutable().assign(next);
+  for (OpOperand *use : later)
+    use->set(next);
+  for (SlerpReader &r : readers)
+    r.matvec->erase();
+  for (DispatchOp fold : folds)
+    fold->erase();
+  slerpDispatch->erase();
+  return true;
+}
+
 struct KilnAbsorbIntoMatVecPass
     : impl::KilnAbsorbIntoMatVecBase<KilnAbsorbIntoMatVecPass> {
   using Base::Base;
@@ -313,8 +514,14 @@ struct KilnAbsorbIntoMatVecPass
     for (DispatchOp d : remaining)
       if (!absorb(d, *model))
         norms.push_back(d);
+    SmallVector<DispatchOp> slerps;
     for (DispatchOp d : norms)
-      absorbNorm(d, *model);
+      if (!absorbNorm(d, *model) && isa_and_nonnull<SlerpOp>(soleStage(d)))
+        slerps.push_back(d);
+    // In program order: each slerp's later uses already read the h' of the
+    // one before. (A slerp erases only field muls and itself.)
+    for (DispatchOp d : slerps)
+      absorbSlerp(d, *model);
     for (FunctionOpInterface f : replanned)
       replanScratchSlots(f);
   }

@@ -123,6 +123,12 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
           c.flops += uint64_t(work);
           c.barriers += uint64_t(op.getRows() * op.getSplitK()) * kBarriersPerReduction;
         }
+        // A slerp likewise, over three vectors (h, o, alpha: five sums), and
+        // its input formed from two of them per column.
+        if (op.getSlerpUpdate()) {
+          c.flops += uint64_t(3 * work);
+          c.barriers += uint64_t(op.getRows() * op.getSplitK()) * kBarriersPerReduction;
+        }
         int64_t experts = op.getNumExperts();
         for (Value v : {op.getWeight(), op.getRowScale(), op.getColScale()})
           if (v && experts > 1)

@@ -231,6 +231,14 @@ def Stage_MatVecOp : Stage_Op<"matvec", [AttrSizedOperandSegments]> {
     reduces the input's mean square itself, so the norm costs no dispatch of
     its own (kiln-absorb-into-matvec). Not with an activation or experts.
 
+    `slerp(o, alpha)` reads Dory's residual step of `input` = h instead
+    of `input`: `unit(unit(h) + alpha ⊙ (unit(o) − unit(h)))` (stage.slerp,
+    `slerp_eps` its eps), every workgroup forming the three norms from one
+    pass over h, o and alpha, so the slerp costs no dispatch of its own
+    (kiln-absorb-into-matvec). `hidden_out` then receives that new h, written
+    by the workgroup of item 0 (h itself is read by the others, so the result
+    cannot go back in place). Not with a norm, an activation or experts.
+
     `col_scale` (q8_2f only) applies the column field inside the stage,
     `x[c] · col_scale[c]` (x after the activation), for an input its producer
     could not fold.
@@ -256,15 +264,19 @@ def Stage_MatVecOp : Stage_Op<"matvec", [AttrSizedOperandSegments]> {
                        Optional<Stage_Vector>:$row_scale,
                        Optional<Stage_Vector>:$col_scale,
                        Stage_Vector:$input, Optional<Stage_Vector>:$norm,
+                       Optional<Stage_Vector>:$slerp_update,
+                       Optional<Stage_Vector>:$slerp_alpha,
                        Optional<Stage_Vector>:$up,
                        Stage_VectorOrPlanes:$out, Optional<Stage_Vector>:$fold,
+                       Optional<Stage_Vector>:$hidden_out,
                        Stage_MatrixFormatAttr:$format,
                        DefaultValuedAttr<Stage_ActivationAttr, "::kiln::stage::Activation::none">:$activation,
                        DefaultValuedAttr<I64Attr, "1">:$split_k,
                        UnitAttr:$accumulate,
                        DefaultValuedAttr<I64Attr, "1">:$experts,
                        OptionalAttr<F32Attr>:$norm_eps,
-                       UnitAttr:$norm_zero_centered);
+                       UnitAttr:$norm_zero_centered,
+                       OptionalAttr<F32Attr>:$slerp_eps);
   let assemblyFormat = [{
     `weight` `(` $weight `:` type($weight) `)`
     (`expert` `(` $expert^ `:` type($expert) `)`)?
@@ -272,9 +284,12 @@ def Stage_MatVecOp : Stage_Op<"matvec", [AttrSizedOperandSegments]> {
     (`col_scale` `(` $col_scale^ `:` type($col_scale) `)`)?
     `input` `(` $input `:` type($input) `)`
     (`norm` `(` $norm^ `:` type($norm) `)`)?
+    (`slerp` `(` $slerp_update^ `,` $slerp_alpha `:` type($slerp_update) `,`
+        type($slerp_alpha) `)`)?
     (`up` `(` $up^ `:` type($up) `)`)?
     `out` `(` $out `:` type($out) `)`
-    (`fold` `(` $fold^ `:` type($fold) `)`)? attr-dict
+    (`fold` `(` $fold^ `:` type($fold) `)`)?
+    (`hidden_out` `(` $hidden_out^ `:` type($hidden_out) `)`)? attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

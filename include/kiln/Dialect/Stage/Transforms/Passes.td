@@ -117,6 +117,19 @@ def KilnAbsorbIntoMatVec : Pass<"kiln-absorb-into-matvec", "::mlir::ModuleOp"> {
     plus the plain mat-vecs, and when nothing in between writes the residual,
     the weight or a field. Runs after the activations.
 
+    Slerps: Dory's residual step `stage.slerp hidden(h) update(o)
+    alpha(a)` costs a one-workgroup dispatch and a boundary. The plain
+    mat-vecs that read h next (each its dispatch's only stage, under the
+    same skip flag, before any other stage uses h) can instead read the old
+    h and form the new one themselves (`slerp(o, a)`, `slerp_eps`); the
+    first also writes it to a new scratch buffer h' (`hidden_out`: the
+    others still read h, so it cannot go back in place), and every later
+    use of h reads h'. The pass rewrites when the slerping mat-vecs'
+    estimates are below the slerp plus a boundary plus the plain mat-vecs,
+    when nothing in between writes o or a, and when every later use of h
+    runs under the slerp's skip flag (h' is written only where the readers
+    run). Runs after the norms, in program order.
+
     Activations: a `stage.silu_mul` whose output only one `stage.matvec` reads (as its
     input, with no activation of its own) costs a dispatch boundary and a
     pass over memory. The mat-vec can instead read `silu(g) ⊙ u` itself
