@@ -49,6 +49,7 @@ void addFusionPasses(OpPassManager &pm, const KilnPipelineOptions &options) {
     stage::KilnAbsorbIntoMatVecOptions absorb;
     absorb.targetName = options.costTarget;
     absorb.targetFile = options.costTargetFile;
+    absorb.slerps = options.absorbSlerps;
     pm.addPass(stage::createKilnAbsorbIntoMatVec(absorb));
   }
   stage::KilnFuseDispatchesOptions fuse;

@@ -134,6 +134,12 @@ static cl::opt<std::string> matvecNorm(
              "squares summed beside the dots, the row totals scaled) (default: the target's "
              "matvec_norm, else before)"),
     cl::init(""), cl::cat(kilnCategory));
+static cl::opt<std::string> matvecSlerp(
+    "matvec-slerp",
+    cl::desc("where Dory's residual step (slerp) runs: inside (the mat-vecs that read the new "
+             "hidden state form it themselves, no dispatch of its own, where the cost model "
+             "says it pays) | apart (a dispatch of its own) (default: inside)"),
+    cl::init(""), cl::cat(kilnCategory));
 static cl::opt<int64_t> matvecGridLimit(
     "matvec-grid-limit",
     cl::desc("tuning: at most this many workgroups a mat-vec grid, each walking further items "
@@ -427,6 +433,10 @@ int main(int argc, char **argv) {
       return fail("--matvec-sums must be lanes or scalar, not '" + matvecSums + "'");
     if (!twoWay(matvecNorm, "before", "after", pipeline.kernels.matvecNormAfterDots))
       return fail("--matvec-norm must be before or after, not '" + matvecNorm + "'");
+    bool slerpApart = false;
+    if (!twoWay(matvecSlerp, "inside", "apart", slerpApart))
+      return fail("--matvec-slerp must be inside or apart, not '" + matvecSlerp + "'");
+    pipeline.absorbSlerps = !slerpApart;
     if (matvecGridLimit.getNumOccurrences()) {
       if (matvecGridLimit < 0 || matvecGridLimit > 65535)
         return fail("--matvec-grid-limit must be in [0, 65535] (0: no limit), not " +

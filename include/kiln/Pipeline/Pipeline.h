@@ -45,6 +45,9 @@ struct KilnPipelineOptions {
   /// --kiln-fuse-dispatches before convert-stage-to-gpu (docs/fusion.md);
   /// false keeps one stage per dispatch (estimates are still annotated).
   bool fusion = true;
+  /// With fusion: Dory's slerps folded into the mat-vecs that read them
+  /// (kiln-absorb-into-matvec's `slerps`); false keeps them apart.
+  bool absorbSlerps = true;
   /// The session position the cost model prices attention at; -1: a full
   /// window (docs/cost-model.md).
   int64_t position = -1;

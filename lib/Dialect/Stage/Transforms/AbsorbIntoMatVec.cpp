@@ -520,8 +520,9 @@ struct KilnAbsorbIntoMatVecPass
         slerps.push_back(d);
     // In program order: each slerp's later uses already read the h' of the
     // one before. (A slerp erases only field muls and itself.)
-    for (DispatchOp d : slerps)
-      absorbSlerp(d, *model);
+    if (this->slerps)
+      for (DispatchOp d : slerps)
+        absorbSlerp(d, *model);
     for (FunctionOpInterface f : replanned)
       replanScratchSlots(f);
   }

@@ -165,7 +165,9 @@ def KilnAbsorbIntoMatVec : Pass<"kiln-absorb-into-matvec", "::mlir::ModuleOp"> {
     Option<"targetFile", "target-file", "std::string", /*default=*/"\"\"",
            "Path of a target descriptor (wins over target and kiln.target)">,
     Option<"targetDir", "target-dir", "std::string", /*default=*/"KILN_DEFAULT_TARGET_DIR",
-           "Folder searched for <target>.json">
+           "Folder searched for <target>.json">,
+    Option<"slerps", "slerps", "bool", /*default=*/"true",
+           "Fold Dory's slerps into their readers (false keeps each in a dispatch of its own)">
   ];
 }
 
