@@ -37,8 +37,10 @@ LogicalResult Lowering::lowerDoryPrep(kg::KvRingWriteOp op, kg::QkPrepOp prep) {
   Value v = bufferOf(op.getValue());
   Value qOut = bufferOf(prep.getQueryOut());
   OpBuilder b = dispatch(ring + ".prep");
-  stage::DoryPrepOp::create(b, op.getLoc(), q, k, v, s, params_, qOut, kRing,
-                            vRing, qRot.getThetaAttr(), prep.getEpsAttr());
+  stage::DoryPrepOp::create(b, op.getLoc(), q, k, v, s, params_, qOut, kRing, vRing,
+                            /*landmarks=*/Value(), /*far_meta=*/Value(),
+                            qRot.getThetaAttr(), prep.getEpsAttr(),
+                            /*landmark_stride=*/IntegerAttr());
   return success();
 }
 

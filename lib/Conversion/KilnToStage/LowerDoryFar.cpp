@@ -95,11 +95,27 @@ LogicalResult Lowering::farFieldBuffers(kg::WindowAttentionOp op,
   if (pending != pendingCaptures_.end()) {
     kg::FarFieldCaptureOp capture = pending->second;
     pendingCaptures_.erase(pending);
-    {
+    // The prep that wrote the query captures it too (no dispatch of its
+    // own); nothing between them touches the landmarks or the meta, which
+    // only this far field's stages use and which come after the prep.
+    Value query = bufferOf(capture.getQuery());
+    stage::DoryPrepOp prep;
+    for (Operation &op : llvm::reverse(*builder_.getInsertionBlock())) {
+      op.walk([&](stage::DoryPrepOp p) {
+        if (!prep && p.getQOut() == query)
+          prep = p;
+      });
+      if (prep)
+        break;
+    }
+    if (prep && !prep.getLandmarks()) {
+      prep.getLandmarksMutable().assign(landmarks);
+      prep.getFarMetaMutable().assign(meta);
+      prep.setLandmarkStrideAttr(capture.getStrideAttr());
+    } else {
       OpBuilder b = dispatch(far + ".capture");
-      stage::LandmarkCaptureOp::create(b, capture.getLoc(),
-                                       bufferOf(capture.getQuery()), params_,
-                                       meta, landmarks, capture.getStrideAttr());
+      stage::LandmarkCaptureOp::create(b, capture.getLoc(), query, params_, meta,
+                                       landmarks, capture.getStrideAttr());
     }
     // One-row calls: the first call (position 0) seals one landmark, as the
     // reference does for a one-row first call.

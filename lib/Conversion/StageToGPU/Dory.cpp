@@ -57,12 +57,37 @@ void buildKernel(stage::DoryPrepOp op, KernelBuilder &kb) {
             [&](Value i) { return kb.load(q, {kb.add(base, i)}); },
             [&](Value i, Value x) { kb.store(x, qOut, {kb.add(base, i)}); });
         Value inv = kb.rsqrt(kb.fadd(kb.reduce(local, ReduceKind::Add), eps));
+        // landmark_capture inside the prep: the workgroup of a KV group's
+        // first query head also keeps its prepped query as landmark
+        // pos / stride while the KV head is unsealed (uniform per workgroup).
+        Value capture, landmarks, kvHead, slotOfLandmark;
+        if (op.getLandmarks()) {
+          int64_t group = qh / memrefSize(op.getKRing(), 0);
+          int64_t m = memrefSize(op.getLandmarks(), 1);
+          int64_t stride = *op.getLandmarkStride();
+          landmarks = kb.buffer(op.getLandmarks());
+          kvHead = kb.div(head, kb.index(group));
+          slotOfLandmark = kb.div(position, kb.index(stride));
+          Value meta = kb.buffer(op.getFarMeta());
+          Value countWord = kb.mul(kvHead, kb.index(3));
+          Value count = kb.load(meta, {countWord});
+          Value unsealed = arith::CmpIOp::create(kb.b, kb.loc, arith::CmpIPredicate::eq,
+                                                 count, kb.i32(0));
+          Value lead = kb.ult(kb.rem(head, kb.index(group)), kb.index(1));
+          Value onStride = kb.ult(kb.rem(position, kb.index(stride)), kb.index(1));
+          Value inRange = kb.ult(slotOfLandmark, kb.index(m));
+          capture = arith::AndIOp::create(kb.b, kb.loc, unsealed, lead);
+          capture = arith::AndIOp::create(kb.b, kb.loc, capture, onStride);
+          capture = arith::AndIOp::create(kb.b, kb.loc, capture, inRange);
+        }
         kb.strided(kb.index(hd), [&](Value i) {
           Value at = kb.add(base, i);
           // One load a statement: argument evaluation order is unspecified.
           Value scale = kb.load(sQk, {head, i});
           Value y = kb.fmul(kb.fmul(kb.load(qOut, {at}), inv), scale);
           kb.store(y, qOut, {at});
+          if (capture)
+            kb.ifThen(capture, [&] { kb.store(y, landmarks, {kvHead, slotOfLandmark, i}); });
         });
       },
       [&] {

@@ -167,9 +167,8 @@ kiln.model @loop dory attributes {eps = 1.0e-06 : f32, hidden = 8 : i64, interme
 // CHECK: stage.dispatch "far_push" {
 // CHECK-NEXT: stage.far_field_push k_ring(%[[KR]] : memref<1x2x4xf32>) v_ring(%[[VR]] : memref<1x2x4xf32>) params(%[[P]] : memref<8xi32>) landmarks(%[[LM]] : memref<1x2x4xf32>) far_sums(%[[SUMS]] : memref<1x2x6xf32>) far_meta(%[[META]] : memref<3xi32>) {scale = 2.000000e+00 : f32, window = 2 : i64}
 // CHECK: stage.dispatch "kv_prep" {
-// CHECK-NEXT: stage.dory_prep {{.*}} q_out(%[[QN]] : memref<8xf32>) k_ring(%[[KR]] : memref<1x2x4xf32>) v_ring(%[[VR]] : memref<1x2x4xf32>)
-// CHECK: stage.dispatch "far_capture" {
-// CHECK-NEXT: stage.landmark_capture q(%[[QN]] : memref<8xf32>) params(%[[P]] : memref<8xi32>) far_meta(%[[META]] : memref<3xi32>) landmarks(%[[LM]] : memref<1x2x4xf32>){{$}}
+// CHECK-NEXT: stage.dory_prep {{.*}} q_out(%[[QN]] : memref<8xf32>) k_ring(%[[KR]] : memref<1x2x4xf32>) v_ring(%[[VR]] : memref<1x2x4xf32>) capture(%[[LM]], %[[META]] : memref<1x2x4xf32>, memref<3xi32>) {eps = {{.*}}, landmark_stride = 8 : i64, rope_theta = {{.*}}}
+// CHECK-NOT: stage.landmark_capture
 // CHECK: stage.dispatch "far_seal" {
 // CHECK-NEXT: stage.landmark_seal landmarks(%[[LM]] : memref<1x2x4xf32>) params(%[[P]] : memref<8xi32>) inverse(%[[INV]] : memref<1x2x2xf32>) far_sums(%[[SUMS]] : memref<1x2x6xf32>) far_meta(%[[META]] : memref<3xi32>) {scale = 2.000000e+00 : f32}
 // CHECK: stage.dispatch "kv_scores" {

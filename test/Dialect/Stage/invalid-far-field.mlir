@@ -177,3 +177,33 @@ func.func @seal(%l: memref<1x3x24xf32>, %p: memref<2xi32>, %m: memref<1x3x3xf32>
   }
   return
 }
+
+// -----
+
+// dory_prep's capture: the landmarks must match the rings' KV heads and
+// head_dim, and the stride comes with them.
+func.func @prep_capture_shape(%q: memref<64xf32>, %k: memref<16xf32>, %s: memref<4x16xf32>, %p: memref<4xi32>,
+                              %qo: memref<64xf32>, %kr: memref<1x8x16xf32>, %l: memref<1x3x8xf32>, %meta: memref<3xi32>) {
+  stage.dispatch {
+    // expected-error @+1 {{landmarks must be memref<1xMx16xf32> (KV heads x landmarks x head_dim), got 'memref<1x3x8xf32>'}}
+    stage.dory_prep q(%q : memref<64xf32>) k(%k : memref<16xf32>) v(%k : memref<16xf32>) s_qk(%s : memref<4x16xf32>)
+        params(%p : memref<4xi32>) q_out(%qo : memref<64xf32>) k_ring(%kr : memref<1x8x16xf32>)
+        v_ring(%kr : memref<1x8x16xf32>) capture(%l, %meta : memref<1x3x8xf32>, memref<3xi32>)
+        {rope_theta = 1.0e+04 : f32, eps = 1.0e-06 : f32, landmark_stride = 8 : i64}
+  }
+  return
+}
+
+// -----
+
+func.func @prep_capture_no_stride(%q: memref<64xf32>, %k: memref<16xf32>, %s: memref<4x16xf32>, %p: memref<4xi32>,
+                                  %qo: memref<64xf32>, %kr: memref<1x8x16xf32>, %l: memref<1x3x16xf32>, %meta: memref<3xi32>) {
+  stage.dispatch {
+    // expected-error @+1 {{a capture needs its landmarks, far_meta and landmark_stride together}}
+    stage.dory_prep q(%q : memref<64xf32>) k(%k : memref<16xf32>) v(%k : memref<16xf32>) s_qk(%s : memref<4x16xf32>)
+        params(%p : memref<4xi32>) q_out(%qo : memref<64xf32>) k_ring(%kr : memref<1x8x16xf32>)
+        v_ring(%kr : memref<1x8x16xf32>) capture(%l, %meta : memref<1x3x16xf32>, memref<3xi32>)
+        {rope_theta = 1.0e+04 : f32, eps = 1.0e-06 : f32}
+  }
+  return
+}

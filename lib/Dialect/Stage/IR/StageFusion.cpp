@@ -91,10 +91,16 @@ SmallVector<Value> writtenBuffers(Operation *stage) {
         add(op.getState());
         add(op.getOut());
       })
-      .Case<RopeKvWriteOp, DoryPrepOp>([&](auto op) {
+      .Case([&](RopeKvWriteOp op) {
         add(op.getQOut());
         add(op.getKRing());
         add(op.getVRing());
+      })
+      .Case([&](DoryPrepOp op) {
+        add(op.getQOut());
+        add(op.getKRing());
+        add(op.getVRing());
+        add(op.getLandmarks());
       })
       .Case([&](RouterOp op) { add(op.getSelected()); })
       .Case([&](KeyScoresOp op) { add(op.getScores()); })

@@ -467,6 +467,18 @@ LogicalResult DoryPrepOp::verify() {
       failed(expectSize(*this, "k", getK(), kvh * hd, "kvh·hd")) ||
       failed(expectSize(*this, "v", getV(), kvh * hd, "kvh·hd")))
     return failure();
+  if (static_cast<bool>(getLandmarks()) != getLandmarkStride().has_value())
+    return emitOpError("a capture needs its landmarks, far_meta and landmark_stride together");
+  if (Value landmarks = getLandmarks()) {
+    auto type = llvm::cast<MemRefType>(landmarks.getType());
+    if (type.getDimSize(0) != kvh || type.getDimSize(2) != hd)
+      return emitOpError("landmarks must be memref<")
+             << kvh << "xMx" << hd << "xf32> (KV heads x landmarks x head_dim), got " << type;
+    if (failed(expectSize(*this, "far_meta", getFarMeta(), 3 * kvh, "three words a KV head")))
+      return failure();
+    if (*getLandmarkStride() < 1)
+      return emitOpError("landmark_stride must be at least 1, got ") << *getLandmarkStride();
+  }
   return success();
 }
 

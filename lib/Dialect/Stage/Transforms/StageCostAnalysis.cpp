@@ -223,6 +223,13 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
       })
       .Case([&](DoryPrepOp op) {
         writesOneRow({op.getKRing(), op.getVRing()});
+        // A capture writes at most one landmark row a KV head (and only in
+        // a session's first call).
+        if (Value landmarks = op.getLandmarks()) {
+          uint64_t whole = bytesOf(landmarks);
+          uint64_t row = whole / uint64_t(std::max<int64_t>(1, dimOf(landmarks, 1)));
+          c.bytesWritten -= whole - row;
+        }
         int64_t hd = dimOf(op.getKRing(), 2);
         c.flops = uint64_t(8 * (elements(op.getQ()) + elements(op.getK())));
         c.workgroups = uint64_t((elements(op.getQ()) + elements(op.getK())) / hd);

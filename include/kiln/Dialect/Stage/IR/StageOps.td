@@ -609,13 +609,19 @@ def Stage_SampleOp : Stage_Op<"sample"> {
 // Dory stages
 //===----------------------------------------------------------------------===//
 
-def Stage_DoryPrepOp : Stage_Op<"dory_prep"> {
+def Stage_DoryPrepOp : Stage_Op<"dory_prep", [AttrSizedOperandSegments]> {
   let summary = "Dory's full rotary, unit heads, query scale, k and v into the ring";
   let description = [{
     Pairs (i, i + hd/2) of every head rotate by `position·θ_i`
     (`θ_i = rope_theta^(−2i/hd)`); then `q ← unit(q) ⊙ s_qk[head]`,
     `k ← unit(k)`; k, v go to ring slot `position mod cap` of the [kvh, cap, hd]
     rings. One workgroup per head. MODELS.md, Dory prep.
+
+    With `capture(landmarks, far_meta)` it also does stage.landmark_capture's
+    work (stride `landmark_stride`, the position of params word 1): the
+    workgroup of each KV group's first query head stores its prepped query
+    into `landmarks[kh][pos / stride]` while the KV head is unsealed, on a
+    stride and below m, so the capture costs no dispatch of its own.
 
     ```mlir
     stage.dory_prep q(%q : memref<64xf32>) k(%k : memref<16xf32>) v(%v : memref<16xf32>)
@@ -626,13 +632,17 @@ def Stage_DoryPrepOp : Stage_Op<"dory_prep"> {
   }];
   let arguments = (ins Stage_Vector:$q, Stage_Vector:$k, Stage_Vector:$v,
                        Stage_Planes:$s_qk, Stage_Words:$params, Stage_Vector:$q_out,
-                       Stage_Cube:$k_ring, Stage_Cube:$v_ring, F32Attr:$rope_theta,
-                       F32Attr:$eps);
+                       Stage_Cube:$k_ring, Stage_Cube:$v_ring,
+                       Optional<Stage_Cube>:$landmarks, Optional<Stage_Words>:$far_meta,
+                       F32Attr:$rope_theta, F32Attr:$eps,
+                       OptionalAttr<I64Attr>:$landmark_stride);
   let assemblyFormat = [{
     `q` `(` $q `:` type($q) `)` `k` `(` $k `:` type($k) `)` `v` `(` $v `:` type($v) `)`
     `s_qk` `(` $s_qk `:` type($s_qk) `)` `params` `(` $params `:` type($params) `)`
     `q_out` `(` $q_out `:` type($q_out) `)`
-    `k_ring` `(` $k_ring `:` type($k_ring) `)` `v_ring` `(` $v_ring `:` type($v_ring) `)` attr-dict
+    `k_ring` `(` $k_ring `:` type($k_ring) `)` `v_ring` `(` $v_ring `:` type($v_ring) `)`
+    (`capture` `(` $landmarks^ `,` $far_meta `:` type($landmarks) `,` type($far_meta) `)`)?
+    attr-dict
   }];
   let hasVerifier = 1;
 }
