@@ -3,7 +3,8 @@
 # --matvec-items workgroup | subgroup, with rows per item swept) and of the row sums
 # (--matvec-sums lanes | scalar: plans named -s) and of where a norm applies
 # (--matvec-norm before | after: plans named -n) and of a capped grid
-# (--matvec-grid-limit N: -gN; 528 = the H200's 132 SMs x 4) on the 1B configs:
+# (--matvec-grid-limit N: -gN; 528 = the H200's 132 SMs x 4) and of Dory's slerps
+# (--matvec-slerp apart: plans named apart) on the 1B configs:
 # the runtime tools of BUILD, the plans, and matvec-items-run.sh. Then on the GPU machine:
 #   bash DIR/matvec-items-run.sh DIR OUT_DIR
 #
@@ -54,12 +55,16 @@ compile embryo-1b q8_2f sg8-sn $(sg 8) $scalar $after
 compile embryo-1b q8_2f wg-g528 --matvec-grid-limit 528
 compile embryo-1b q8_2f sg8-g264 $(sg 8) --matvec-grid-limit 264
 compile dory-1b f16 wg
+# Dory's slerps in their own dispatches (the plans before 4e70c68, but with the
+# capture inside the prep): the slerp A/B.
+compile dory-1b f16 apart --matvec-slerp apart
 compile dory-1b f16 sg4 $(sg 4)
 compile dory-1b f16 sg2 $(sg 2)
 compile dory-1b f16 wg-s $scalar
 compile dory-1b f16 sg4-s $(sg 4) $scalar
 compile dory-1b f16 sg4-g264 $(sg 4) --matvec-grid-limit 264
 compile dory-1b q8_2f wg
+compile dory-1b q8_2f apart --matvec-slerp apart
 compile dory-1b q8_2f sg8 $(sg 8)
 compile dory-1b q8_2f sg4 $(sg 4)
 compile dory-1b q8_2f wg-s $scalar
