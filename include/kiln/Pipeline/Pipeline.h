@@ -46,8 +46,9 @@ struct KilnPipelineOptions {
   /// false keeps one stage per dispatch (estimates are still annotated).
   bool fusion = true;
   /// With fusion: Dory's slerps folded into the mat-vecs that read them
-  /// (kiln-absorb-into-matvec's `slerps`); false keeps them apart.
-  bool absorbSlerps = true;
+  /// (kiln-absorb-into-matvec's `slerps`). Off: measured slower on an H100
+  /// (dory-1b f16 296.6 -> 274.6 tokens/s, docs/performance.md).
+  bool absorbSlerps = false;
   /// The session position the cost model prices attention at; -1: a full
   /// window (docs/cost-model.md).
   int64_t position = -1;
