@@ -51,21 +51,22 @@ bool isScratch(Value v) {
   return !buffer || buffer.getKind() == BufferKind::Scratch;
 }
 
-/// The one stage other than `producer` that uses `v`, if exactly one does.
-/// Other buffers in v's slot of the memory plan live at other times.
-Operation *soleReader(FunctionOpInterface func, Operation *producer, Value v) {
-  Operation *reader = nullptr;
-  bool many = false;
+/// The stages (in dispatches) other than `except` that take `v` as an
+/// operand. Other buffers in v's slot of the memory plan live at other times.
+SmallVector<Operation *> stagesUsing(FunctionOpInterface func, Operation *except, Value v) {
+  SmallVector<Operation *> stages;
   func->walk([&](Operation *op) {
-    if (op == producer || !isa_and_nonnull<DispatchOp>(op->getParentOp()))
-      return;
-    for (Value operand : op->getOperands())
-      if (operand == v) {
-        many |= reader && reader != op;
-        reader = op;
-      }
+    if (op != except && isa_and_nonnull<DispatchOp>(op->getParentOp()) &&
+        llvm::is_contained(op->getOperands(), v))
+      stages.push_back(op);
   });
-  return many ? nullptr : reader;
+  return stages;
+}
+
+/// The one stage other than `producer` that uses `v`, if exactly one does.
+Operation *soleReader(FunctionOpInterface func, Operation *producer, Value v) {
+  SmallVector<Operation *> readers = stagesUsing(func, producer, v);
+  return readers.size() == 1 ? readers.front() : nullptr;
 }
 
 /// Whether a stage of a dispatch strictly between `from` and `to` (same
@@ -215,11 +216,7 @@ bool absorbNorm(DispatchOp normDispatch, const cost::CostModel &model) {
     if (!isScratch(out))
       return false;
     Value field = rms.getFolds().empty() ? Value() : rms.getFolds()[index];
-    bool ok = true;
-    func->walk([&](Operation *op) {
-      if (op == rms.getOperation() || !isa_and_nonnull<DispatchOp>(op->getParentOp()) ||
-          !llvm::is_contained(op->getOperands(), out))
-        return;
+    for (Operation *op : stagesUsing(func, rms, out)) {
       auto matvec = dyn_cast<MatVecOp>(op);
       auto dispatch = matvec ? dyn_cast<DispatchOp>(matvec->getParentOp()) : DispatchOp();
       if (!matvec || matvec.getInput() != out || matvec.getWeight() == out ||
@@ -234,20 +231,17 @@ bool absorbNorm(DispatchOp normDispatch, const cost::CostModel &model) {
           !normDispatch->isBeforeInBlock(dispatch) ||
           anyStageBetween(normDispatch, dispatch, [&](Operation *stage) {
             return writes(stage, residual) || writes(stage, weight) || writes(stage, field);
-          })) {
-        ok = false;
-        return;
-      }
+          }))
+        return false;
       // The same buffer listed as two outputs: one rewrite, one field.
-      for (Reader &r : readers)
-        if (r.matvec == matvec) {
-          ok &= r.field == field;
-          return;
-        }
+      auto seen = llvm::find_if(readers, [&](const Reader &r) { return r.matvec == matvec; });
+      if (seen != readers.end()) {
+        if (seen->field != field)
+          return false;
+        continue;
+      }
       readers.push_back({matvec, field});
-    });
-    if (!ok)
-      return false;
+    }
   }
   if (readers.empty())
     return false;
@@ -343,11 +337,7 @@ SmallVector<SlerpReader> foldReaders(MulOp mul, DispatchOp mulDispatch, Value h)
     return {};
   auto func = mulDispatch->getParentOfType<FunctionOpInterface>();
   SmallVector<SlerpReader> readers;
-  bool ok = true;
-  func->walk([&](Operation *op) {
-    if (op == mul.getOperation() || !isa_and_nonnull<DispatchOp>(op->getParentOp()) ||
-        !llvm::is_contained(op->getOperands(), product))
-      return;
+  for (Operation *op : stagesUsing(func, mul, product)) {
     auto matvec = dyn_cast<MatVecOp>(op);
     auto dispatch = matvec ? cast<DispatchOp>(matvec->getParentOp()) : DispatchOp();
     if (!matvec || matvec.getFormat() != MatrixFormat::q8_2f || !plainReaderOf(matvec, product) ||
@@ -355,13 +345,11 @@ SmallVector<SlerpReader> foldReaders(MulOp mul, DispatchOp mulDispatch, Value h)
         !sameSkip(dispatch, mulDispatch) || dispatch->getBlock() != mulDispatch->getBlock() ||
         !mulDispatch->isBeforeInBlock(dispatch) ||
         anyStageBetween(mulDispatch, dispatch,
-                        [&](Operation *stage) { return writes(stage, field); })) {
-      ok = false;
-      return;
-    }
+                        [&](Operation *stage) { return writes(stage, field); }))
+      return {};
     readers.push_back({matvec, field});
-  });
-  return ok ? readers : SmallVector<SlerpReader>();
+  }
+  return readers;
 }
 
 /// Tries to fold Dory's residual step `slerp(h, o, alpha)` into the mat-vecs
