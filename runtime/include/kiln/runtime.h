@@ -250,7 +250,8 @@ typedef struct kiln_session_stats_t {
   double ms_per_token;             /* total_ms / tokens */
   double gpu_span_ms_per_call;     /* profiling on: GPU time from the first dispatch's start to
                                       the last one's end (barriers and gaps included), mean
-                                      over profiled calls; else 0 */
+                                      over profiled calls (the first left out once another
+                                      has run); else 0 */
   uint64_t prefill_tokens;         /* tokens fed by kiln_session_prefill */
   double prefill_ms;               /* host wall time inside its submissions */
   uint64_t decode_tokens;          /* tokens fed by kiln_session_step */
@@ -269,7 +270,9 @@ typedef struct kiln_dispatch_profile_t {
   const char* label;   /* the dispatch's label, else the kernel's name; valid while the
                           session lives */
   uint32_t kernel;     /* kernel index */
-  uint64_t calls;      /* profiled submissions */
+  uint64_t calls;      /* profiled submissions: the session's first (a warm-up: pipelines
+                          still compiling, clocks ramping) is left out once another has
+                          run */
   double total_ms;     /* summed GPU time */
   double estimated_us; /* the compiler's estimate per call (plan), negative = none */
 } kiln_dispatch_profile_t;

@@ -361,10 +361,17 @@ Status Session::runCall(ProgramState &state, const int32_t *tokens, uint32_t row
     std::vector<double> ms;
     double span = 0;
     KILN_RETURN_IF_ERROR(state.timestamps->readPairs(ms, &span));
-    profileSpanMs_ += span;
-    for (size_t i = 0; i < ms.size() && i < profileMs_.size(); ++i)
-      profileMs_[i] += ms[i];
-    ++profiledCalls_;
+    if (!profileWarmedUp_) {
+      profileWarmedUp_ = true;
+      warmupProfileMs_ = ms;
+      warmupProfileMs_.resize(profileMs_.size(), 0.0);
+      warmupSpanMs_ = span;
+    } else {
+      profileSpanMs_ += span;
+      for (size_t i = 0; i < ms.size() && i < profileMs_.size(); ++i)
+        profileMs_[i] += ms[i];
+      ++profiledCalls_;
+    }
   } else if (state.timestampMode == TimestampMode::WholeProgram && decoding) {
     std::vector<double> ms;
     KILN_RETURN_IF_ERROR(state.timestamps->readPairs(ms));
@@ -613,8 +620,8 @@ void Session::stats(kiln_session_stats_t &out) const {
   out.prefill_ms = prefillMs_;
   out.decode_tokens = decodeTokens_;
   out.decode_ms = decodeMs_;
-  out.gpu_span_ms_per_call =
-      profiledCalls_ ? profileSpanMs_ / static_cast<double>(profiledCalls_) : 0.0;
+  out.gpu_span_ms_per_call = profiledCalls_ ? profileSpanMs_ / static_cast<double>(profiledCalls_)
+                                            : (profileWarmedUp_ ? warmupSpanMs_ : 0.0);
   out.decode_submit_ms = decodeSubmitMs_;
   out.decode_calls = decodeCalls_;
   out.decode_gpu_ms_per_call =
@@ -628,8 +635,10 @@ Status Session::profile(kiln_dispatch_profile_t *out, size_t capacity, size_t &c
   for (size_t i = 0; i < count && i < capacity; ++i) {
     out[i].label = profileLabels_[i].c_str();
     out[i].kernel = plan_.decode().dispatches()->Get(i)->kernel();
-    out[i].calls = profiledCalls_;
-    out[i].total_ms = profileMs_[i];
+    // The warm-up call stands in only while no other has run.
+    bool warmupOnly = profiledCalls_ == 0 && profileWarmedUp_;
+    out[i].calls = warmupOnly ? 1 : profiledCalls_;
+    out[i].total_ms = warmupOnly ? warmupProfileMs_[i] : profileMs_[i];
     out[i].estimated_us = plan_.decode().dispatches()->Get(i)->estimated_us();
   }
   return okStatus();
