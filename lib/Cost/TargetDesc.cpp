@@ -118,8 +118,35 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
     out = v.get<std::string>() == on;
   };
   choice("matvec_items", "workgroup", "subgroup", d.matvecSubgroupItems);
-  choice("matvec_sums", "lanes", "scalar", d.matvecScalarSums);
-  choice("matvec_norm", "before", "after", d.matvecNormAfterDots);
+  // The same per weight format: one word for both, or {"f16": word,
+  // "q8_2f": word}.
+  auto perFormat = [&](const char *field, const char *off, const char *on,
+                       PerFormatSwitch &out) {
+    if (!s || !j.contains(field))
+      return;
+    const json &v = j[field];
+    if (!v.is_object()) {
+      choice(field, off, on, out.f16);
+      out.q8 = out.f16;
+      return;
+    }
+    for (auto it = v.begin(); it != v.end() && s; ++it) {
+      bool *slot = it.key() == "f16" ? &out.f16 : it.key() == "q8_2f" ? &out.q8 : nullptr;
+      if (!slot) {
+        s = io::Error(std::string("target: field '") + field + "' has unknown format '" +
+                      it.key() + "' (f16 or q8_2f)");
+        return;
+      }
+      if (!it->is_string() || (it->get<std::string>() != off && it->get<std::string>() != on)) {
+        s = io::Error(std::string("target: field '") + field + "." + it.key() +
+                      "' must be \"" + off + "\" or \"" + on + "\"");
+        return;
+      }
+      *slot = it->get<std::string>() == on;
+    }
+  };
+  perFormat("matvec_sums", "lanes", "scalar", d.matvecScalarSums);
+  perFormat("matvec_norm", "before", "after", d.matvecNormAfterDots);
   if (s && j.contains("matvec_grid_limit")) {
     const json &v = j["matvec_grid_limit"];
     if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 65535)
@@ -172,10 +199,18 @@ std::string targetDescToJson(const TargetDesc &d) {
     j["attention_value_dims"] = d.attentionValueDims;
   if (d.matvecSubgroupItems)
     j["matvec_items"] = "subgroup";
-  if (d.matvecScalarSums)
-    j["matvec_sums"] = "scalar";
-  if (d.matvecNormAfterDots)
-    j["matvec_norm"] = "after";
+  // A per-format switch: one word where both formats agree, else an object.
+  auto perFormat = [&](const char *field, const char *off, const char *on,
+                       const PerFormatSwitch &v) {
+    if (v.f16 == v.q8) {
+      if (v.f16)
+        j[field] = on;
+      return;
+    }
+    j[field] = {{"f16", v.f16 ? on : off}, {"q8_2f", v.q8 ? on : off}};
+  };
+  perFormat("matvec_sums", "lanes", "scalar", d.matvecScalarSums);
+  perFormat("matvec_norm", "before", "after", d.matvecNormAfterDots);
   if (d.matvecGridLimit > 0)
     j["matvec_grid_limit"] = d.matvecGridLimit;
   j["max_shared_memory_bytes"] = d.maxSharedMemoryBytes;

@@ -103,8 +103,9 @@ void applyTarget(ModuleOp module, const cost::TargetDesc &desc,
   options.kernels.attentionWorkgroupSize = attention;
   options.kernels.attentionValueDims = desc.attentionValueDims;
   options.kernels.matvecSubgroupItems = desc.matvecSubgroupItems;
-  options.kernels.matvecScalarSums = desc.matvecScalarSums;
-  options.kernels.matvecNormAfterDots = desc.matvecNormAfterDots;
+  options.kernels.matvecScalarSums = {desc.matvecScalarSums.f16, desc.matvecScalarSums.q8};
+  options.kernels.matvecNormAfterDots = {desc.matvecNormAfterDots.f16,
+                                         desc.matvecNormAfterDots.q8};
   options.kernels.matvecGridLimit = desc.matvecGridLimit;
   options.kernels.subgroupReduce = desc.subgroupArithmetic;
   // SPIR-V 1.3 is Vulkan 1.1's, which has subgroup operations.

@@ -430,9 +430,19 @@ int main(int argc, char **argv) {
     };
     if (!twoWay(matvecItems, "workgroup", "subgroup", pipeline.kernels.matvecSubgroupItems))
       return fail("--matvec-items must be workgroup or subgroup, not '" + matvecItems + "'");
-    if (!twoWay(matvecSums, "lanes", "scalar", pipeline.kernels.matvecScalarSums))
+    // The per-format switches: the flag's word sets both formats.
+    auto twoWayBoth = [&](const cl::opt<std::string> &flag, const char *off, const char *on,
+                          ::kiln::FormatSwitch &out) {
+      bool on16 = out.f16;
+      if (!twoWay(flag, off, on, on16))
+        return false;
+      if (!flag.empty())
+        out = ::kiln::FormatSwitch::both(on16);
+      return true;
+    };
+    if (!twoWayBoth(matvecSums, "lanes", "scalar", pipeline.kernels.matvecScalarSums))
       return fail("--matvec-sums must be lanes or scalar, not '" + matvecSums + "'");
-    if (!twoWay(matvecNorm, "before", "after", pipeline.kernels.matvecNormAfterDots))
+    if (!twoWayBoth(matvecNorm, "before", "after", pipeline.kernels.matvecNormAfterDots))
       return fail("--matvec-norm must be before or after, not '" + matvecNorm + "'");
     bool slerpApart = !pipeline.absorbSlerps;
     if (!twoWay(matvecSlerp, "inside", "apart", slerpApart))

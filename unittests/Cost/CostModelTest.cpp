@@ -107,18 +107,44 @@ TEST(CostModel, QuantizedMatvecsHaveTheirOwnEfficiency) {
   ASSERT_FALSE(bool(warp));
   EXPECT_EQ(warp.error().message(),
             "target: field 'matvec_items' must be \"workgroup\" or \"subgroup\"");
-  // matvec_sums, matvec_norm, matvec_grid_limit: off by default, kept by a round trip,
-  // anything else refused by name.
-  EXPECT_FALSE(loaded->matvecScalarSums);
-  EXPECT_FALSE(loaded->matvecNormAfterDots);
+  // matvec_sums, matvec_norm, matvec_grid_limit: h200.json sets the first two per
+  // weight format (measured on an H100); a round trip keeps them, anything else is
+  // refused by name.
+  EXPECT_TRUE(loaded->matvecScalarSums.f16);
+  EXPECT_FALSE(loaded->matvecScalarSums.q8);
+  EXPECT_FALSE(loaded->matvecNormAfterDots.f16);
+  EXPECT_TRUE(loaded->matvecNormAfterDots.q8);
   EXPECT_EQ(loaded->matvecGridLimit, 0u);
   auto switches = parseTargetDesc(std::string(kMinimal).insert(
       1, "\"matvec_sums\":\"scalar\",\"matvec_norm\":\"after\",\"matvec_grid_limit\":528,"));
   ASSERT_TRUE(bool(switches));
   auto switchesAgain = parseTargetDesc(targetDescToJson(*switches));
   ASSERT_TRUE(bool(switchesAgain));
-  EXPECT_TRUE(switchesAgain->matvecScalarSums);
-  EXPECT_TRUE(switchesAgain->matvecNormAfterDots);
+  EXPECT_TRUE(switchesAgain->matvecScalarSums.f16);
+  EXPECT_TRUE(switchesAgain->matvecScalarSums.q8);
+  EXPECT_TRUE(switchesAgain->matvecNormAfterDots.q8);
+  // Per weight format: an object of words, kept by a round trip; a format
+  // left out keeps the default; an unknown format or word refused by name.
+  auto split = parseTargetDesc(std::string(kMinimal).insert(
+      1, "\"matvec_sums\":{\"f16\":\"scalar\",\"q8_2f\":\"lanes\"},"
+         "\"matvec_norm\":{\"q8_2f\":\"after\"},"));
+  ASSERT_TRUE(bool(split)) << split.error().message();
+  auto splitAgain = parseTargetDesc(targetDescToJson(*split));
+  ASSERT_TRUE(bool(splitAgain));
+  EXPECT_TRUE(splitAgain->matvecScalarSums.f16);
+  EXPECT_FALSE(splitAgain->matvecScalarSums.q8);
+  EXPECT_FALSE(splitAgain->matvecNormAfterDots.f16);
+  EXPECT_TRUE(splitAgain->matvecNormAfterDots.q8);
+  auto f32 = parseTargetDesc(
+      std::string(kMinimal).insert(1, "\"matvec_sums\":{\"f32\":\"scalar\"},"));
+  ASSERT_FALSE(bool(f32));
+  EXPECT_EQ(f32.error().message(),
+            "target: field 'matvec_sums' has unknown format 'f32' (f16 or q8_2f)");
+  auto lateF16 = parseTargetDesc(
+      std::string(kMinimal).insert(1, "\"matvec_norm\":{\"f16\":\"late\"},"));
+  ASSERT_FALSE(bool(lateF16));
+  EXPECT_EQ(lateF16.error().message(),
+            "target: field 'matvec_norm.f16' must be \"before\" or \"after\"");
   EXPECT_EQ(switchesAgain->matvecGridLimit, 528u);
   auto pairs = parseTargetDesc(std::string(kMinimal).insert(1, "\"matvec_sums\":\"pairs\","));
   ASSERT_FALSE(bool(pairs));

@@ -17,6 +17,13 @@
 
 namespace kiln::cost {
 
+/// A two-way kernel switch a target sets per weight format (its f16 and
+/// q8_2f mat-vecs measured apart).
+struct PerFormatSwitch {
+  bool f16 = false;
+  bool q8 = false;
+};
+
 struct TargetDesc {
   std::string name;   ///< e.g. "h200"
   std::string api;    ///< "vulkan" or "metal"
@@ -63,8 +70,10 @@ struct TargetDesc {
   /// (docs/stages.md): `matvec_sums` "lanes" (default) | "scalar",
   /// `matvec_norm` "before" (default) | "after", `matvec_grid_limit`
   /// (0 = none, at most 65535).
-  bool matvecScalarSums = false;
-  bool matvecNormAfterDots = false;
+  /// `matvec_sums` and `matvec_norm` may also be set per weight format:
+  /// {"f16": word, "q8_2f": word} (a format left out keeps the default).
+  PerFormatSwitch matvecScalarSums;
+  PerFormatSwitch matvecNormAfterDots;
   uint32_t matvecGridLimit = 0;
   uint32_t maxSharedMemoryBytes = 16384;
   /// Workgroups that run at once at full speed (SMs, CUs, cores).

@@ -386,45 +386,42 @@ namespace {
 struct ConvertStageToGPUPass
     : impl::ConvertStageToGPUBase<ConvertStageToGPUPass> {
   using Base::Base;
-  void runOnOperation() override {
+  /// The pipeline's form: the struct as it is, per-format switches included.
+  explicit ConvertStageToGPUPass(const StageToGPUOptions &kernels) : kernels(kernels) {}
+
+  /// The struct from the pass's own options (kiln-opt, lit tests).
+  StageToGPUOptions fromPassOptions() const {
     StageToGPUOptions options;
     options.rowWorkgroupSize = rowWorkgroupSize;
     options.reduceWorkgroupSize = reduceWorkgroupSize;
     options.headWorkgroupSize = headWorkgroupSize;
     options.attentionWorkgroupSize = attentionWorkgroupSize;
     options.attentionValueDims = attentionValueDims;
-    options.subgroupReduce =
-        subgroupReduce && targetHasSubgroupArithmetic(getOperation());
+    options.subgroupReduce = subgroupReduce;
     options.matvecRowsPerItem = matvecRowsPerItem;
     options.matvecGroupsPerThread = matvecGroupsPerThread;
     options.matvecLoadsInFlight = matvecLoadsInFlight;
     options.matvecSubgroupItems = matvecSubgroupItems;
-    options.matvecScalarSums = matvecScalarSums;
-    options.matvecNormAfterDots = matvecNormAfterDots;
+    options.matvecScalarSums = FormatSwitch::both(matvecScalarSums);
+    options.matvecNormAfterDots = FormatSwitch::both(matvecNormAfterDots);
     options.matvecGridLimit = matvecGridLimit;
+    return options;
+  }
+
+  void runOnOperation() override {
+    StageToGPUOptions options = kernels ? *kernels : fromPassOptions();
+    options.subgroupReduce =
+        options.subgroupReduce && targetHasSubgroupArithmetic(getOperation());
     if (failed(convertStagesToGPU(getOperation(), options)))
       signalPassFailure();
   }
+
+  std::optional<StageToGPUOptions> kernels;
 };
 } // namespace
 
 std::unique_ptr<Pass> createConvertStageToGPU(const StageToGPUOptions &kernels) {
-  // The pass's options mirror the struct field for field (Passes.td).
-  ConvertStageToGPUOptions options;
-  options.rowWorkgroupSize = kernels.rowWorkgroupSize;
-  options.reduceWorkgroupSize = kernels.reduceWorkgroupSize;
-  options.headWorkgroupSize = kernels.headWorkgroupSize;
-  options.attentionWorkgroupSize = kernels.attentionWorkgroupSize;
-  options.attentionValueDims = kernels.attentionValueDims;
-  options.subgroupReduce = kernels.subgroupReduce;
-  options.matvecRowsPerItem = kernels.matvecRowsPerItem;
-  options.matvecGroupsPerThread = kernels.matvecGroupsPerThread;
-  options.matvecLoadsInFlight = kernels.matvecLoadsInFlight;
-  options.matvecSubgroupItems = kernels.matvecSubgroupItems;
-  options.matvecScalarSums = kernels.matvecScalarSums;
-  options.matvecNormAfterDots = kernels.matvecNormAfterDots;
-  options.matvecGridLimit = kernels.matvecGridLimit;
-  return createConvertStageToGPU(options);
+  return std::make_unique<ConvertStageToGPUPass>(kernels);
 }
 
 } // namespace kiln

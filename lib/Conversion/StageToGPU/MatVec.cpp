@@ -75,7 +75,7 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
   int64_t count = rows.size();
   int64_t width = format == stage::MatrixFormat::f16 ? 8 : 16;
   int64_t unroll = std::max<int64_t>(1, loadsInFlight / count);
-  bool scalarSums = kb.options().matvecScalarSums;
+  bool scalarSums = kb.options().matvecScalarSums.of(format);
   auto vecF32 = VectorType::get({4}, b.getF32Type());
   Value zero = scalarSums ? kb.f32(0.0f)
                           : arith::ConstantOp::create(b, kb.loc,
@@ -199,7 +199,7 @@ public:
       norm = kb.buffer(op.getNorm());
       // After the dots: 1/rms scales the row totals, its mean square summed
       // in the same pass (a chunk of a split-K row sees only its columns).
-      normAfter = kb.options().matvecNormAfterDots && splitK == 1;
+      normAfter = kb.options().matvecNormAfterDots.of(op.getFormat()) && splitK == 1;
       if (!normAfter) {
         for (const MatVecRows &m : earlier)
           if (sameNorm(m))

@@ -19,6 +19,18 @@ namespace kiln {
 #define GEN_PASS_DECL_CONVERTSTAGETOGPU
 #include "kiln/Conversion/Passes.h.inc"
 
+/// A mat-vec kernel switch set per weight format: a target measures its f16
+/// and q8_2f mat-vecs apart (on an H100, scalar sums speed the f16 decode up
+/// and slow the q8_2f one down: docs/performance.md).
+struct FormatSwitch {
+  bool f16 = false;
+  bool q8 = false;
+  bool of(stage::MatrixFormat format) const {
+    return format == stage::MatrixFormat::q8_2f ? q8 : f16;
+  }
+  static FormatSwitch both(bool on) { return {on, on}; }
+};
+
 /// How kernels are shaped; the pass fills it from its options and the target.
 struct StageToGPUOptions {
   int64_t rowWorkgroupSize = 64;
@@ -46,12 +58,12 @@ struct StageToGPUOptions {
   bool matvecSubgroupItems = false;
   /// Mat-vec rows are summed in one f32 a row (fused multiply-add chains)
   /// instead of four lane sums added at the end: a quarter of the
-  /// accumulator registers, a different summation order.
-  bool matvecScalarSums = false;
+  /// accumulator registers, a different summation order. Per weight format.
+  FormatSwitch matvecScalarSums;
   /// A normed mat-vec (split_k 1) sums its input's squares beside its dots
   /// and scales the row totals by 1/rms, instead of every workgroup first
-  /// reducing the mean square before its weight loads.
-  bool matvecNormAfterDots = false;
+  /// reducing the mean square before its weight loads. Per weight format.
+  FormatSwitch matvecNormAfterDots;
   /// At most this many workgroups a mat-vec grid (0: one a workgroup's
   /// items, up to kMaxGridWorkgroups); the grid's workgroups walk the rest
   /// of the items in turn.
@@ -70,8 +82,9 @@ std::pair<int64_t, int64_t> matvecShapeFor(stage::MatrixFormat format,
 mlir::LogicalResult convertStagesToGPU(mlir::ModuleOp module,
                                        const StageToGPUOptions &options);
 
-/// convert-stage-to-gpu with its options taken from `kernels` (the pipeline
-/// keeps one StageToGPUOptions rather than the pass's field-by-field copy).
+/// convert-stage-to-gpu with its options taken from `kernels` as they are
+/// (the pipeline keeps one StageToGPUOptions; the pass's own options set a
+/// per-format switch for both formats at once).
 std::unique_ptr<mlir::Pass> createConvertStageToGPU(const StageToGPUOptions &kernels);
 
 } // namespace kiln
