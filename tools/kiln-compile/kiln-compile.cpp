@@ -138,8 +138,10 @@ static cl::opt<std::string> matvecSlerp(
     "matvec-slerp",
     cl::desc("where Dory's residual step (slerp) runs: inside (the mat-vecs that read the new "
              "hidden state form it themselves, no dispatch of its own, where the cost model "
-             "says it pays) | apart (a dispatch of its own) (default: apart; inside measured "
-             "slower on an H100)"),
+             "says it pays; each reading workgroup reduces the slerp's sums before its weight "
+             "loads) | after-dots (inside, the sums taken beside the dots: each row dotted "
+             "with two vectors, no reduction before the weight loads) | apart (a dispatch of "
+             "its own) (default: apart; inside measured slower on an H100)"),
     cl::init(""), cl::cat(kilnCategory));
 static cl::opt<int64_t> matvecGridLimit(
     "matvec-grid-limit",
@@ -444,10 +446,13 @@ int main(int argc, char **argv) {
       return fail("--matvec-sums must be lanes or scalar, not '" + matvecSums + "'");
     if (!twoWayBoth(matvecNorm, "before", "after", pipeline.kernels.matvecNormAfterDots))
       return fail("--matvec-norm must be before or after, not '" + matvecNorm + "'");
-    bool slerpApart = !pipeline.absorbSlerps;
-    if (!twoWay(matvecSlerp, "inside", "apart", slerpApart))
-      return fail("--matvec-slerp must be inside or apart, not '" + matvecSlerp + "'");
-    pipeline.absorbSlerps = !slerpApart;
+    if (!matvecSlerp.empty()) {
+      if (matvecSlerp != "apart" && matvecSlerp != "inside" && matvecSlerp != "after-dots")
+        return fail("--matvec-slerp must be apart, inside or after-dots, not '" + matvecSlerp +
+                    "'");
+      pipeline.absorbSlerps = matvecSlerp != "apart";
+      pipeline.kernels.matvecSlerpAfterDots = matvecSlerp == "after-dots";
+    }
     if (matvecGridLimit.getNumOccurrences()) {
       if (matvecGridLimit < 0 || matvecGridLimit > 65535)
         return fail("--matvec-grid-limit must be in [0, 65535] (0: no limit), not " +

@@ -75,7 +75,9 @@ def ConvertStageToGPU : Pass<"convert-stage-to-gpu", "::mlir::ModuleOp"> {
     Option<"matvecNormAfterDots", "matvec-norm-after-dots", "bool", /*default=*/"false",
            "A normed mat-vec sums its input's squares beside the dots and scales the row totals, instead of reducing the mean square first">,
     Option<"matvecGridLimit", "matvec-grid-limit", "int64_t", /*default=*/"0",
-           "At most this many workgroups a mat-vec grid, walking the remaining items in turn; 0: no limit below 65535">
+           "At most this many workgroups a mat-vec grid, walking the remaining items in turn; 0: no limit below 65535">,
+    Option<"matvecSlerpAfterDots", "matvec-slerp-after-dots", "bool", /*default=*/"false",
+           "A mat-vec that takes a slerp sums its five products beside the dots (rows dotted with u and w apart) instead of reducing them before its weight loads">
   ];
 }
 

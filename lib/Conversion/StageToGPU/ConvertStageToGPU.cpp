@@ -405,6 +405,7 @@ struct ConvertStageToGPUPass
     options.matvecScalarSums = FormatSwitch::both(matvecScalarSums);
     options.matvecNormAfterDots = FormatSwitch::both(matvecNormAfterDots);
     options.matvecGridLimit = matvecGridLimit;
+    options.matvecSlerpAfterDots = matvecSlerpAfterDots;
     return options;
   }
 

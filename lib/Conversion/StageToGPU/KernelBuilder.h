@@ -281,18 +281,26 @@ stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format, int64_t columns,
                mlir::Value end, int64_t step,
                const std::function<mlir::Value(mlir::Value)> &input,
                int64_t loadsInFlight = kMatVecLoadsInFlight);
+/// Sums stridedRowDots takes beside its dots: `terms(c)` gives `count`
+/// values at column c, each summed over the real columns of the thread's
+/// groups (a norm's x², a slerp's five products).
+struct ColumnSums {
+  int64_t count;
+  std::function<llvm::SmallVector<mlir::Value>(mlir::Value)> terms;
+};
 /// The same where row i multiplies inputs[inputOf[i]] (mat-vecs of one
-/// kernel with their own activations: each formed once a group). Each of
-/// `squared` adds one more result after the rows': this thread's Σ value(c)²
-/// over the real columns of its groups (a norm's mean square, summed beside
-/// the dots).
+/// kernel with their own activations: each formed once a group). A row with
+/// secondInputOf[i] >= 0 is also dotted with that input (the same loaded
+/// words): those sums follow the rows' own, in row order. Then each of
+/// `extras` adds its `count` results.
 llvm::SmallVector<mlir::Value>
 stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format, int64_t columns,
                llvm::ArrayRef<std::pair<mlir::Value, mlir::Value>> rows, mlir::Value start,
                mlir::Value end, mlir::Value step,
                llvm::ArrayRef<std::function<mlir::Value(mlir::Value)>> inputs,
                llvm::ArrayRef<unsigned> inputOf, int64_t loadsInFlight,
-               llvm::ArrayRef<std::function<mlir::Value(mlir::Value)>> squared = {});
+               llvm::ArrayRef<ColumnSums> extras = {},
+               llvm::ArrayRef<int> secondInputOf = {});
 KernelShape shapeOfElementwise(mlir::Operation *op, const StageToGPUOptions &o);
 void buildElementwiseKernel(mlir::Operation *op, KernelBuilder &kb);
 KernelShape shapeOf(stage::ConvRingOp op, const StageToGPUOptions &o);

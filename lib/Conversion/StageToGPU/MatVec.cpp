@@ -70,9 +70,19 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
                                   Value start, Value end, Value step,
                                   ArrayRef<std::function<Value(Value)>> inputs,
                                   ArrayRef<unsigned> inputOf, int64_t loadsInFlight,
-                                  ArrayRef<std::function<Value(Value)>> squared) {
+                                  ArrayRef<ColumnSums> extras,
+                                  ArrayRef<int> secondInputOf) {
   OpBuilder &b = kb.b;
   int64_t count = rows.size();
+  // Rows dotted with a second input too: their sums follow the rows' own.
+  SmallVector<int64_t> secondRows;
+  for (auto [r, second] : llvm::enumerate(secondInputOf))
+    if (second >= 0)
+      secondRows.push_back(r);
+  int64_t dotCount = count + secondRows.size();
+  int64_t extraCount = 0;
+  for (const ColumnSums &e : extras)
+    extraCount += e.count;
   int64_t width = format == stage::MatrixFormat::f16 ? 8 : 16;
   int64_t unroll = std::max<int64_t>(1, loadsInFlight / count);
   bool scalarSums = kb.options().matvecScalarSums.of(format);
@@ -108,25 +118,33 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
         xs.push_back(kb.packedGroupInputs(groupIds[u], format, columns, input));
       for (int64_t r = 0; r < count; ++r)
         sums[r] = kb.packedGroupDotInputs(words[u][r], xs[inputOf[r]], sums[r], format);
+      for (auto [k, r] : llvm::enumerate(secondRows))
+        sums[count + k] = kb.packedGroupDotInputs(words[u][r], xs[secondInputOf[r]],
+                                                  sums[count + k], format);
       // The group's real columns only: padding reads a clamped column.
-      if (squared.empty())
+      if (extras.empty())
         continue;
       Value base = kb.mul(groupIds[u], kb.index(width));
-      for (auto [s, value] : llvm::enumerate(squared))
+      int64_t first = dotCount;
+      for (const ColumnSums &e : extras) {
         for (int64_t j = 0; j < width; ++j) {
           Value column = kb.add(base, kb.index(j));
-          Value x = value(columns % width ? kb.min(column, kb.index(columns - 1)) : column);
-          Value square = kb.fmul(x, x);
-          if (columns % width)
-            square = kb.select(kb.ult(column, kb.index(columns)), square, kb.f32(0.0f));
-          sums[count + s] = kb.fadd(sums[count + s], square);
+          SmallVector<Value> values =
+              e.terms(columns % width ? kb.min(column, kb.index(columns - 1)) : column);
+          assert(int64_t(values.size()) == e.count && "ColumnSums::count disagrees");
+          for (auto [k, term] : llvm::enumerate(values)) {
+            if (columns % width)
+              term = kb.select(kb.ult(column, kb.index(columns)), term, kb.f32(0.0f));
+            sums[first + k] = kb.fadd(sums[first + k], term);
+          }
         }
+        first += e.count;
+      }
     }
     return sums;
   };
-  SmallVector<Value> init(count, zero);
-  if (!squared.empty())
-    init.append(squared.size(), kb.f32(0.0f));
+  SmallVector<Value> init(dotCount, zero);
+  init.append(extraCount, kb.f32(0.0f));
   Value blocks = kb.div(groupCount, kb.index(unroll));
   SmallVector<Value> acc = kb.forLoop(
       kb.index(0), blocks, kb.index(1), init,
@@ -141,9 +159,9 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
   if (scalarSums)
     return acc;
   SmallVector<Value> dots;
-  for (Value v : ArrayRef<Value>(acc).take_front(count))
+  for (Value v : ArrayRef<Value>(acc).take_front(dotCount))
     dots.push_back(vector::ReductionOp::create(b, kb.loc, vector::CombiningKind::ADD, v));
-  llvm::append_range(dots, ArrayRef<Value>(acc).drop_front(count));
+  llvm::append_range(dots, ArrayRef<Value>(acc).drop_front(dotCount));
   return dots;
 }
 
@@ -211,6 +229,13 @@ public:
     if (op.getSlerpUpdate()) {
       update = kb.buffer(op.getSlerpUpdate());
       alpha = kb.buffer(op.getSlerpAlpha());
+      // After the dots: each row dotted with u and w apart, the five sums
+      // beside them (a whole item's columns: split_k 1; a workgroup's
+      // threads, which all store the new h; nothing nonlinear after it).
+      slerpAfter = kb.options().matvecSlerpAfterDots && splitK == 1 && !bySubgroup && !norm &&
+                   !up;
+    }
+    if (op.getSlerpUpdate() && !slerpAfter) {
       for (const MatVecRows &m : earlier)
         if (m.update && sameSlerp(m)) {
           hiddenScale = m.hiddenScale;
@@ -290,14 +315,40 @@ public:
   /// w = α ⊙ o, the new h is unit(y), y = u / |h| + w / |o| (unit(x) =
   /// x / sqrt(|x|² + eps)), and |y|² = Σu² / |h|² + 2 Σuw / (|h||o|) + Σw² / |o|²:
   /// so h_new = hiddenScale · u + updateScale · w.
+  /// The slerp's five products at one column (slerpScales' order).
+  SmallVector<Value> slerpTerms(Value h, Value o, Value a) {
+    Value u = kb.fsub(h, kb.fmul(a, h));
+    Value w = kb.fmul(a, o);
+    // Braced lists evaluate in order: the IR does not depend on the compiler.
+    return {kb.fmul(h, h), kb.fmul(o, o), kb.fmul(u, u), kb.fmul(u, w), kb.fmul(w, w)};
+  }
+
+  SmallVector<Value> slerpTermsAt(Value column) {
+    Value h = kb.load(input, {column});
+    Value o = kb.load(update, {column});
+    Value a = kb.load(alpha, {column});
+    return slerpTerms(h, o, a);
+  }
+
+  /// u = (1 − α) ⊙ h, or w = α ⊙ o, at `column`, times the column scale:
+  /// what a slerp after the dots dots each row with.
+  Value slerpPartAt(Value column, bool updatePart) {
+    Value a = kb.load(alpha, {column});
+    Value x;
+    if (updatePart) {
+      x = kb.fmul(a, kb.load(update, {column}));
+    } else {
+      Value h = kb.load(input, {column});
+      x = kb.fsub(h, kb.fmul(a, h));
+    }
+    if (colScale)
+      x = kb.fmul(x, kb.load(colScale, {colBase ? kb.add(colBase, column) : column}));
+    return x;
+  }
+
   void slerpScales() {
     int64_t columns = op.getColumns();
-    auto terms = [&](Value h, Value o, Value a) -> SmallVector<Value> {
-      Value u = kb.fsub(h, kb.fmul(a, h));
-      Value w = kb.fmul(a, o);
-      // Braced lists evaluate in order: the IR does not depend on the compiler.
-      return {kb.fmul(h, h), kb.fmul(o, o), kb.fmul(u, u), kb.fmul(u, w), kb.fmul(w, w)};
-    };
+    auto terms = [&](Value h, Value o, Value a) { return slerpTerms(h, o, a); };
     SmallVector<Value> partial;
     if (SmallVector<HeldElement> held = kb.held(columns); !held.empty()) {
       SmallVector<SmallVector<Value>> bySum(5);
@@ -326,7 +377,11 @@ public:
                              return next;
                            });
     }
-    SmallVector<Value> sums = kb.reduceMany(partial);
+    slerpScalesOf(kb.reduceMany(partial));
+  }
+
+  /// hiddenScale and updateScale from the five sums (Σh², Σo², Σu², Σuw, Σw²).
+  void slerpScalesOf(ArrayRef<Value> sums) {
     Value eps = kb.f32(op.getSlerpEps()->convertToFloat());
     Value invH = kb.rsqrt(kb.fadd(sums[0], eps));
     Value invO = kb.rsqrt(kb.fadd(sums[1], eps));
@@ -383,69 +438,137 @@ public:
   /// a group (once for all of them where they share their input).
   ///
   /// A mat-vec normed after its dots adds its input's sum of squares after
-  /// every row partial (once for all that share the norm); totals() takes
-  /// them back.
+  /// the row partials (once for all that share the norm); one that takes a
+  /// slerp after its dots dots each row with u and w apart (their partials
+  /// after the rows') and adds the slerp's five sums. totals() takes them back.
   static SmallVector<Value> partials(MutableArrayRef<MatVecRows> matvecs,
                                      ArrayRef<Item> items) {
-    SmallVector<std::function<Value(Value)>> inputs, squared;
+    SmallVector<std::function<Value(Value)>> inputs;
+    SmallVector<ColumnSums> extras;
+    int64_t extraCount = 0;
     SmallVector<unsigned> inputOfMatvec, inputOfRow;
+    SmallVector<int> secondOfMatvec, secondOfRow;
     SmallVector<std::pair<Value, Value>> weightRows;
     for (auto [i, m] : llvm::enumerate(matvecs)) {
-      m.squareIndex = -1;
+      KernelBuilder *kb = &m.kb;
+      m.sumsIndex = -1;
       if (m.normAfter) {
-        for (size_t j = 0; j < i && m.squareIndex < 0; ++j)
+        for (size_t j = 0; j < i && m.sumsIndex < 0; ++j)
           if (matvecs[j].normAfter && matvecs[j].sameNorm(m))
-            m.squareIndex = matvecs[j].squareIndex;
-        if (m.squareIndex < 0) {
-          m.squareIndex = squared.size();
+            m.sumsIndex = matvecs[j].sumsIndex;
+        if (m.sumsIndex < 0) {
+          m.sumsIndex = extraCount;
           Value in = m.input;
-          KernelBuilder *kb = &m.kb;
-          squared.push_back([kb, in](Value column) { return kb->load(in, {column}); });
+          extras.push_back({1, [kb, in](Value column) -> SmallVector<Value> {
+                              Value x = kb->load(in, {column});
+                              return {kb->fmul(x, x)};
+                            }});
+          extraCount += 1;
+        }
+      }
+      if (m.slerpAfter) {
+        for (size_t j = 0; j < i && m.sumsIndex < 0; ++j)
+          if (matvecs[j].slerpAfter && matvecs[j].sameSlerp(m))
+            m.sumsIndex = matvecs[j].sumsIndex;
+        if (m.sumsIndex < 0) {
+          m.sumsIndex = extraCount;
+          MatVecRows *self = &m;
+          extras.push_back({5, [self](Value column) { return self->slerpTermsAt(column); }});
+          extraCount += 5;
         }
       }
       unsigned input = inputs.size();
+      int second = -1;
       for (size_t j = 0; j < i && input == inputs.size(); ++j)
-        if (matvecs[j].sharesInput(m))
+        if (matvecs[j].sharesInput(m)) {
           input = inputOfMatvec[j];
+          second = secondOfMatvec[j];
+        }
       if (input == inputs.size()) {
         MatVecRows *self = &m;
-        inputs.push_back([self](Value column) { return self->inputAt(column); });
+        if (m.slerpAfter) {
+          inputs.push_back([self](Value column) { return self->slerpPartAt(column, false); });
+          second = inputs.size();
+          inputs.push_back([self](Value column) { return self->slerpPartAt(column, true); });
+        } else {
+          inputs.push_back([self](Value column) { return self->inputAt(column); });
+        }
       }
       inputOfMatvec.push_back(input);
+      secondOfMatvec.push_back(second);
       for (const auto &row : items[i].weightRows) {
         weightRows.push_back(row);
         inputOfRow.push_back(input);
+        secondOfRow.push_back(second);
       }
     }
+    bool anySecond = llvm::any_of(secondOfRow, [](int k) { return k >= 0; });
     const MatVecRows &first = matvecs.front();
     Value start = first.kb.add(items.front().first, first.member());
     Value step = first.members();
     return stridedRowDots(first.kb, first.op.getFormat(), first.op.getColumns(), weightRows,
                           start, items.front().end, step, inputs, inputOfRow,
-                          first.loadsInFlight(), squared);
+                          first.loadsInFlight(), extras,
+                          anySecond ? ArrayRef<int>(secondOfRow) : ArrayRef<int>());
   }
 
   /// Splits the item's summed partials (partials()' order) into the rows'
-  /// totals, one list a mat-vec, each mat-vec normed after its dots taking
-  /// its 1/rms from the sums of squares behind them.
+  /// totals, one list a mat-vec: a mat-vec normed after its dots takes its
+  /// 1/rms from the sums of squares behind them; one that takes a slerp after
+  /// its dots its two factors from the five sums, each row total being
+  /// hiddenScale · (row · u) + updateScale · (row · w).
   static SmallVector<SmallVector<Value>> totals(MutableArrayRef<MatVecRows> matvecs,
                                                 ArrayRef<Value> sums) {
     SmallVector<SmallVector<Value>> out;
-    size_t rowCount = 0;
+    size_t rowCount = 0, secondCount = 0;
     for (MatVecRows &m : matvecs) {
       out.emplace_back(sums.slice(rowCount, m.rowsPerItem));
       rowCount += m.rowsPerItem;
+      if (m.slerpAfter)
+        secondCount += m.rowsPerItem;
     }
+    size_t extrasAt = rowCount + secondCount;
     // Mat-vecs that share a norm share its sum of squares and its factor.
     DenseMap<int64_t, Value> factorOf;
     for (MatVecRows &m : matvecs)
       if (m.normAfter) {
-        Value &factor = factorOf[m.squareIndex];
+        Value &factor = factorOf[m.sumsIndex];
         if (!factor)
-          factor = m.inverseRmsOf(sums[rowCount + m.squareIndex]);
+          factor = m.inverseRmsOf(sums[extrasAt + m.sumsIndex]);
         m.invRms = factor;
       }
+    DenseMap<int64_t, std::pair<Value, Value>> scalesOf;
+    size_t secondAt = rowCount;
+    for (auto [i, m] : llvm::enumerate(matvecs)) {
+      if (!m.slerpAfter)
+        continue;
+      auto &scales = scalesOf[m.sumsIndex];
+      if (!scales.first) {
+        m.slerpScalesOf(sums.slice(extrasAt + m.sumsIndex, 5));
+        scales = {m.hiddenScale, m.updateScale};
+      }
+      m.hiddenScale = scales.first;
+      m.updateScale = scales.second;
+      for (int64_t r = 0; r < m.rowsPerItem; ++r) {
+        Value fromHidden = m.kb.fmul(m.hiddenScale, out[i][r]);
+        Value fromUpdate = m.kb.fmul(m.updateScale, sums[secondAt + r]);
+        out[i][r] = m.kb.fadd(fromHidden, fromUpdate);
+      }
+      secondAt += m.rowsPerItem;
+    }
     return out;
+  }
+
+  /// After the item's totals: the first item's threads write the slerp's new
+  /// hidden state (a slerp after the dots knows its factors only now).
+  void afterTotals(Value item) {
+    if (!slerpAfter || !op.getHiddenOut())
+      return;
+    Value next = kb.buffer(op.getHiddenOut());
+    kb.ifThen(kb.ult(item, kb.index(1)), [&] {
+      kb.strided(kb.index(op.getColumns()),
+                 [&](Value i) { kb.store(slerpAt(i), next, {i}); });
+    });
   }
 
   int64_t loadsInFlight() const {
@@ -536,6 +659,7 @@ public:
   void emitItem(Value item) {
     Item it = itemAt(item);
     SmallVector<Value> totals = totalsOf(it);
+    afterTotals(item);
     forEachOwnedRow([&](Value r) { storeRow(it, totals, r); });
   }
 
@@ -580,9 +704,13 @@ private:
   bool bySubgroup;
   /// Normed after the dots (StageToGPUOptions::matvecNormAfterDots): invRms
   /// is then set per item by totals(), from the sum of squares at
-  /// squareIndex behind the row partials.
+  /// sumsIndex behind the row partials.
   bool normAfter = false;
-  int64_t squareIndex = -1;
+  /// A slerp taken after the dots (StageToGPUOptions::matvecSlerpAfterDots):
+  /// no reduction before the weight loads; totals() forms the row totals and
+  /// the factors from the five sums at sumsIndex.
+  bool slerpAfter = false;
+  int64_t sumsIndex = -1;
   int64_t rows, splitK, groups, perChunk;
   Value weight, input, up, out, colScale, rowBase, colBase;
   Value norm, invRms;
@@ -633,6 +761,8 @@ void buildRowEpilogueKernel(ArrayRef<stage::MatVecOp> ops, KernelBuilder &kb,
         totals.push_back(m.totalsOf(its.back()));
       }
     }
+    for (MatVecRows &m : matvecs)
+      m.afterTotals(item);
     matvecs.front().forEachOwnedRow([&](Value r) {
       Value row;
       for (auto [i, m] : llvm::enumerate(matvecs))

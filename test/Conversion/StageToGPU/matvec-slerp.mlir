@@ -6,6 +6,23 @@
 // in the workgroup of item 0, before the dot loop. The plain kernel has none
 // of it.
 // RUN: kiln-opt %s --convert-stage-to-gpu | FileCheck %s
+// matvec-slerp-after-dots: no reduction before the dot loop; the loop carries
+// two vec4 sums a row (the row dotted with u and with w: 2 mat-vecs x 4 rows
+// x 2) and the five slerp sums once for both (f32); one closing reduction of
+// 16 + 5 values; three rsqrt after it; the new h stored by item 0's workgroup
+// after the reduction.
+// RUN: kiln-opt %s --convert-stage-to-gpu="matvec-slerp-after-dots=true" | FileCheck %s --check-prefix=AFTER
+// AFTER-LABEL: gpu.func @gate__up__act(
+// AFTER-NOT: gpu.subgroup_reduce
+// AFTER-NOT: math.rsqrt
+// AFTER: scf.for {{.*}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, f32, f32, f32, f32, f32)
+// AFTER-COUNT-21: gpu.subgroup_reduce add
+// AFTER-NOT: gpu.subgroup_reduce
+// AFTER-COUNT-3: math.rsqrt
+// AFTER-NOT: math.rsqrt
+// AFTER: scf.if
+// AFTER: memref.store {{.*}} : memref<64xf32>
+// AFTER: gpu.return
 
 // CHECK-LABEL: gpu.func @gate__up__act(
 // CHECK-COUNT-5: gpu.subgroup_reduce add

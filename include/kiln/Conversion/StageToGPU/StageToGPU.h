@@ -68,6 +68,12 @@ struct StageToGPUOptions {
   /// items, up to kMaxGridWorkgroups); the grid's workgroups walk the rest
   /// of the items in turn.
   int64_t matvecGridLimit = 0;
+  /// A mat-vec that takes Dory's slerp (split_k 1, workgroup items) dots
+  /// each row with u = (1 − α)h and w = αo apart and sums the slerp's five
+  /// products beside the dots, forming the row totals and the new h after
+  /// the closing reduction, instead of reducing the five sums before its
+  /// weight loads.
+  bool matvecSlerpAfterDots = false;
 };
 
 /// Rows per item and groups per thread for mat-vecs of `format`: the
