@@ -243,8 +243,10 @@ public:
         }
       if (!hiddenScale)
         slerpScales();
-      if (op.getHiddenOut())
-        storeHidden(kb.buffer(op.getHiddenOut()));
+      if (op.getHiddenOut()) {
+        Value workgroup = kb.workgroupId();
+        storeHidden(kb.buffer(op.getHiddenOut()), kb.ult(workgroup, kb.index(1)));
+      }
     }
     // A routed expert (stage.router's word, clamped to the last candidate so
     // a stray word stays in bounds): its rows and scales start at e·R, e·C.
@@ -348,7 +350,6 @@ public:
 
   void slerpScales() {
     int64_t columns = op.getColumns();
-    auto terms = [&](Value h, Value o, Value a) { return slerpTerms(h, o, a); };
     SmallVector<Value> partial;
     if (SmallVector<HeldElement> held = kb.held(columns); !held.empty()) {
       SmallVector<SmallVector<Value>> bySum(5);
@@ -356,7 +357,7 @@ public:
         Value h = kb.loadHeld(input, e);
         Value o = kb.loadHeld(update, e);
         Value a = kb.loadHeld(alpha, e);
-        for (auto [i, t] : llvm::enumerate(terms(h, o, a)))
+        for (auto [i, t] : llvm::enumerate(slerpTerms(h, o, a)))
           bySum[i].push_back(t);
       }
       for (ArrayRef<Value> values : bySum)
@@ -372,7 +373,7 @@ public:
                              Value o = kb.load(update, {i});
                              Value a = kb.load(alpha, {i});
                              SmallVector<Value> next;
-                             for (auto [sum, t] : llvm::zip(acc, terms(h, o, a)))
+                             for (auto [sum, t] : llvm::zip(acc, slerpTerms(h, o, a)))
                                next.push_back(kb.fadd(sum, t));
                              return next;
                            });
@@ -405,11 +406,9 @@ public:
     return kb.fadd(hs, kb.fmul(a, kb.fsub(os, hs)));
   }
 
-  /// The workgroup that computes item 0 writes the new hidden state (once
-  /// in the grid; nothing in this kernel reads it).
-  void storeHidden(Value next) {
-    Value workgroup = kb.workgroupId();
-    Value isFirst = kb.ult(workgroup, kb.index(1));
+  /// Where `isFirst` holds (once in the grid: the workgroup of item 0), the
+  /// workgroup writes the new hidden state; nothing in this kernel reads it.
+  void storeHidden(Value next, Value isFirst) {
     kb.ifThen(isFirst, [&] {
       kb.strided(kb.index(op.getColumns()),
                  [&](Value i) { kb.store(slerpAt(i), next, {i}); });
@@ -445,37 +444,38 @@ public:
                                      ArrayRef<Item> items) {
     SmallVector<std::function<Value(Value)>> inputs;
     SmallVector<ColumnSums> extras;
-    int64_t extraCount = 0;
     SmallVector<unsigned> inputOfMatvec, inputOfRow;
     SmallVector<int> secondOfMatvec, secondOfRow;
     SmallVector<std::pair<Value, Value>> weightRows;
     for (auto [i, m] : llvm::enumerate(matvecs)) {
       KernelBuilder *kb = &m.kb;
+      // The sums of an earlier mat-vec that `same` accepts, else `sums`
+      // added behind those taken so far.
+      auto sumsFor = [&](const std::function<bool(const MatVecRows &)> &same,
+                          ColumnSums sums) {
+        for (size_t j = 0; j < i; ++j)
+          if (same(matvecs[j])) {
+            m.sumsIndex = matvecs[j].sumsIndex;
+            return;
+          }
+        m.sumsIndex = 0;
+        for (const ColumnSums &e : extras)
+          m.sumsIndex += e.count;
+        extras.push_back(std::move(sums));
+      };
       m.sumsIndex = -1;
       if (m.normAfter) {
-        for (size_t j = 0; j < i && m.sumsIndex < 0; ++j)
-          if (matvecs[j].normAfter && matvecs[j].sameNorm(m))
-            m.sumsIndex = matvecs[j].sumsIndex;
-        if (m.sumsIndex < 0) {
-          m.sumsIndex = extraCount;
-          Value in = m.input;
-          extras.push_back({1, [kb, in](Value column) -> SmallVector<Value> {
-                              Value x = kb->load(in, {column});
-                              return {kb->fmul(x, x)};
-                            }});
-          extraCount += 1;
-        }
+        Value in = m.input;
+        sumsFor([&](const MatVecRows &o) { return o.normAfter && o.sameNorm(m); },
+                {1, [kb, in](Value column) -> SmallVector<Value> {
+                   Value x = kb->load(in, {column});
+                   return {kb->fmul(x, x)};
+                 }});
       }
       if (m.slerpAfter) {
-        for (size_t j = 0; j < i && m.sumsIndex < 0; ++j)
-          if (matvecs[j].slerpAfter && matvecs[j].sameSlerp(m))
-            m.sumsIndex = matvecs[j].sumsIndex;
-        if (m.sumsIndex < 0) {
-          m.sumsIndex = extraCount;
-          MatVecRows *self = &m;
-          extras.push_back({5, [self](Value column) { return self->slerpTermsAt(column); }});
-          extraCount += 5;
-        }
+        MatVecRows *self = &m;
+        sumsFor([&](const MatVecRows &o) { return o.slerpAfter && o.sameSlerp(m); },
+                {5, [self](Value column) { return self->slerpTermsAt(column); }});
       }
       unsigned input = inputs.size();
       int second = -1;
@@ -565,10 +565,7 @@ public:
     if (!slerpAfter || !op.getHiddenOut())
       return;
     Value next = kb.buffer(op.getHiddenOut());
-    kb.ifThen(kb.ult(item, kb.index(1)), [&] {
-      kb.strided(kb.index(op.getColumns()),
-                 [&](Value i) { kb.store(slerpAt(i), next, {i}); });
-    });
+    storeHidden(next, kb.ult(item, kb.index(1)));
   }
 
   int64_t loadsInFlight() const {
