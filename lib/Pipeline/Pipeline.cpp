@@ -107,6 +107,7 @@ void applyTarget(ModuleOp module, const cost::TargetDesc &desc,
   options.kernels.matvecNormAfterDots = {desc.matvecNormAfterDots.f16,
                                          desc.matvecNormAfterDots.q8};
   options.kernels.matvecGridLimit = desc.matvecGridLimit;
+  options.kernels.maxWorkgroupMemoryBytes = desc.maxSharedMemoryBytes;
   options.kernels.subgroupReduce = desc.subgroupArithmetic;
   // SPIR-V 1.3 is Vulkan 1.1's, which has subgroup operations.
   std::string caps = desc.subgroupArithmetic

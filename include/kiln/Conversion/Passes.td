@@ -77,7 +77,9 @@ def ConvertStageToGPU : Pass<"convert-stage-to-gpu", "::mlir::ModuleOp"> {
     Option<"matvecGridLimit", "matvec-grid-limit", "int64_t", /*default=*/"0",
            "At most this many workgroups a mat-vec grid, walking the remaining items in turn; 0: no limit below 65535">,
     Option<"matvecSlerpAfterDots", "matvec-slerp-after-dots", "bool", /*default=*/"false",
-           "A mat-vec that takes a slerp sums its five products beside the dots (rows dotted with u and w apart) instead of reducing them before its weight loads">
+           "A mat-vec that takes a slerp sums its five products beside the dots (rows dotted with u and w apart) instead of reducing them before its weight loads">,
+    Option<"maxWorkgroupMemoryBytes", "max-workgroup-memory-bytes", "int64_t", /*default=*/"0",
+           "Bytes of workgroup memory a kernel may declare (the target's max_shared_memory_bytes); a kernel over it is an error, unless taking its sums before the dots makes it fit; 0: unchecked">
   ];
 }
 

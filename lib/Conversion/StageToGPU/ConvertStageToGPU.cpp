@@ -254,6 +254,62 @@ void buildFused(Block &body, stage::FusionForm form,
   }
 }
 
+/// The kernel of `dispatch` (its stages built by KernelBuilder) appended to
+/// `gpuModule` as `name`.
+gpu::GPUFuncOp buildKernelFunc(stage::DispatchOp dispatch, StringRef name,
+                               gpu::GPUModuleOp gpuModule, ArrayRef<Value> bindings,
+                               std::optional<stage::FusionForm> form,
+                               ArrayRef<KernelShape> shapes, const KernelShape &shape,
+                               const ConcurrentLayout &layout,
+                               const StageToGPUOptions &options) {
+  Block &body = dispatch.getBody().front();
+  OpBuilder builder(gpuModule.getBodyRegion());
+  builder.setInsertionPointToEnd(gpuModule.getBody());
+  SmallVector<Type> argTypes;
+  for (Value v : bindings)
+    argTypes.push_back(v.getType());
+  Location loc = dispatch.getLoc();
+  auto func = gpu::GPUFuncOp::create(builder,
+      loc, name, builder.getFunctionType(argTypes, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
+  func.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr(
+      {static_cast<int32_t>(shape.workgroupSize), 1, 1}));
+
+  IRMapping mapping;
+  for (auto [index, v] : llvm::enumerate(bindings))
+    mapping.map(v, func.getArgument(index));
+  builder.setInsertionPointToStart(&func.getBody().front());
+  KernelBuilder kb(builder, loc, func, mapping, shape.workgroupSize, options);
+  Operation *skipGuard = openSkipGuard(dispatch, kb);
+  if (form) {
+    buildFused(body, *form, shapes, layout, kb);
+  } else {
+    bool first = true;
+    for (Operation &op : body) {
+      // Fused single-workgroup stages: the next one may read what this wrote.
+      if (!first)
+        kb.barrier();
+      first = false;
+      buildStage(&op, kb);
+    }
+  }
+  if (skipGuard)
+    builder.setInsertionPointAfter(skipGuard);
+  gpu::ReturnOp::create(builder, loc);
+
+  return func;
+}
+
+/// Bytes of workgroup memory `func` declares (its workgroup attributions).
+int64_t workgroupMemoryBytes(gpu::GPUFuncOp func) {
+  int64_t bytes = 0;
+  for (BlockArgument buffer : func.getWorkgroupAttributions()) {
+    auto type = cast<MemRefType>(buffer.getType());
+    bytes += type.getNumElements() * type.getElementTypeBitWidth() / 8;
+  }
+  return bytes;
+}
+
 LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
                             gpu::GPUModuleOp gpuModule,
                             const StageToGPUOptions &options) {
@@ -290,39 +346,30 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
             "fused stages must all run in one workgroup of one size");
   }
 
-  OpBuilder builder(gpuModule.getBodyRegion());
-  builder.setInsertionPointToEnd(gpuModule.getBody());
-  SmallVector<Type> argTypes;
-  for (Value v : bindings)
-    argTypes.push_back(v.getType());
   Location loc = dispatch.getLoc();
-  auto func = gpu::GPUFuncOp::create(builder,
-      loc, name, builder.getFunctionType(argTypes, {}));
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
-  func.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr(
-      {static_cast<int32_t>(shape.workgroupSize), 1, 1}));
-
-  IRMapping mapping;
-  for (auto [index, v] : llvm::enumerate(bindings))
-    mapping.map(v, func.getArgument(index));
-  builder.setInsertionPointToStart(&func.getBody().front());
-  KernelBuilder kb(builder, loc, func, mapping, shape.workgroupSize, options);
-  Operation *skipGuard = openSkipGuard(dispatch, kb);
-  if (form) {
-    buildFused(body, *form, shapes, layout, kb);
-  } else {
-    bool first = true;
-    for (Operation &op : body) {
-      // Fused single-workgroup stages: the next one may read what this wrote.
-      if (!first)
-        kb.barrier();
-      first = false;
-      buildStage(&op, kb);
+  gpu::GPUFuncOp func = buildKernelFunc(dispatch, name, gpuModule, bindings.getArrayRef(),
+                                        form, shapes, shape, layout, options);
+  if (int64_t limit = options.maxWorkgroupMemoryBytes; limit > 0) {
+    int64_t bytes = workgroupMemoryBytes(func);
+    // Sums taken beside the dots widen the closing reduction; reduced before
+    // the dots instead, the kernel may fit.
+    StageToGPUOptions narrower = options;
+    narrower.matvecNormAfterDots = {};
+    narrower.matvecSlerpAfterDots = false;
+    bool narrows = options.matvecSlerpAfterDots || options.matvecNormAfterDots.f16 ||
+                   options.matvecNormAfterDots.q8;
+    if (bytes > limit && narrows) {
+      func.erase();
+      func = buildKernelFunc(dispatch, name, gpuModule, bindings.getArrayRef(), form,
+                             shapes, shape, layout, narrower);
+      bytes = workgroupMemoryBytes(func);
     }
+    if (bytes > limit)
+      return dispatch.emitOpError("kernel '")
+             << name << "' needs " << bytes
+             << " bytes of workgroup memory; the target allows " << limit
+             << " (max_shared_memory_bytes)";
   }
-  if (skipGuard)
-    builder.setInsertionPointAfter(skipGuard);
-  gpu::ReturnOp::create(builder, loc);
 
   OpBuilder host(dispatch);
   auto dim = [&](int64_t v) {
@@ -406,6 +453,7 @@ struct ConvertStageToGPUPass
     options.matvecNormAfterDots = FormatSwitch::both(matvecNormAfterDots);
     options.matvecGridLimit = matvecGridLimit;
     options.matvecSlerpAfterDots = matvecSlerpAfterDots;
+    options.maxWorkgroupMemoryBytes = maxWorkgroupMemoryBytes;
     return options;
   }
 

@@ -334,11 +334,18 @@ Value KernelBuilder::reduce(Value partial, ReduceKind kind) {
 }
 
 Value KernelBuilder::reduceScratch(int64_t count) {
-  // Shared by the kernel's reductions; a wider one adds a buffer.
-  if (count > scratchCount) {
+  // One buffer shared by the kernel's reductions (each ends with a barrier): a
+  // wider one widens it in place. Its uses are loads and stores, which take
+  // any length.
+  if (!scratch) {
     scratch = workgroupBuffer(count * workgroupSize);
-    scratchCount = count;
+  } else if (count > scratchCount) {
+    auto type = cast<MemRefType>(scratch.getType());
+    cast<BlockArgument>(scratch).setType(MemRefType::get(
+        {count * workgroupSize}, type.getElementType(), type.getLayout(),
+        type.getMemorySpace()));
   }
+  scratchCount = std::max(scratchCount, count);
   return scratch;
 }
 

@@ -12,6 +12,7 @@ struct DeviceLimits {
   uint32_t maxWorkgroupInvocations = 0;
   uint32_t maxWorkgroupCount[3] = {0, 0, 0};
   uint32_t maxPushConstantBytes = 0;
+  uint32_t maxWorkgroupMemoryBytes = 0;  // maxComputeSharedMemorySize
   uint64_t minStorageBufferOffsetAlignment = 1;
   uint64_t minUniformBufferOffsetAlignment = 1;
   uint64_t maxStorageBufferRange = 0;

@@ -314,6 +314,16 @@ Status checkKernels(const kp::Plan &plan, const DeviceLimits &limits) {
     if (plan.target() == kp::Target::Vulkan)
       KILN_RETURN_IF_ERROR(validateSpirv(kernel->spirv()->data(), kernel->spirv()->size(),
                                          path + " '" + kernel->name()->str() + "'"));
+    if (plan.target() == kp::Target::Vulkan) {
+      // A driver may compile a kernel over the limit and fail only at dispatch, or, on
+      // a CPU device, run it out of bounds.
+      uint64_t shared = workgroupMemoryBytes(kernel->spirv()->data(), kernel->spirv()->size());
+      if (shared > limits.maxWorkgroupMemoryBytes)
+        return unavailable("plan " + path + " '" + kernel->name()->str() + "': declares " +
+                           std::to_string(shared) + " bytes of workgroup memory; the device "
+                           "allows " + std::to_string(limits.maxWorkgroupMemoryBytes) +
+                           " (compile the plan for this device: --cost-target native)");
+    }
     const kp::Dim3 *size = kernel->workgroup_size();
     if (!size)
       return bad(path + ".workgroup_size", "missing");

@@ -12,7 +12,7 @@ enum : uint32_t {
   kOpVariable = 59, kOpDecorate = 71, kOpMemberDecorate = 72,
 };
 enum : uint32_t { kArrayStride = 6, kBufferBlock = 3, kBinding = 33, kDescriptorSet = 34, kOffset = 35 };
-enum : uint32_t { kUniform = 2, kStorageBuffer = 12 };
+enum : uint32_t { kUniform = 2, kWorkgroup = 4, kStorageBuffer = 12 };
 
 struct Module {
   std::map<uint32_t, std::vector<uint32_t>> types;   // id -> opcode, operands after the id
@@ -23,6 +23,12 @@ struct Module {
   struct Variable { uint32_t id, pointerType, storageClass; };
   std::vector<Variable> variables;
 };
+
+// a * b and a + b, held at UINT64_MAX: a module's sizes are untrusted.
+uint64_t saturatingMul(uint64_t a, uint64_t b) {
+  return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+uint64_t saturatingAdd(uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UINT64_MAX : a + b; }
 
 // Bytes a type spans (`unbounded` set for a runtime array); depth-limited.
 uint64_t sizeOf(const Module &m, uint32_t type, bool &unbounded, int depth = 0) {
@@ -39,13 +45,13 @@ uint64_t sizeOf(const Module &m, uint32_t type, bool &unbounded, int depth = 0) 
   case kOpTypeFloat:
     return t.size() > 1 ? t[1] / 8 : 0;
   case kOpTypeVector:
-    return t.size() > 2 ? t[2] * sizeOf(m, t[1], unbounded, depth + 1) : 0;
+    return t.size() > 2 ? saturatingMul(t[2], sizeOf(m, t[1], unbounded, depth + 1)) : 0;
   case kOpTypeArray: {
     if (t.size() < 3)
       return 0;
     auto length = m.constants.find(t[2]);
     uint64_t n = length != m.constants.end() ? length->second : 0;
-    return n * stride(sizeOf(m, t[1], unbounded, depth + 1));
+    return saturatingMul(n, stride(sizeOf(m, t[1], unbounded, depth + 1)));
   }
   case kOpTypeRuntimeArray:
     unbounded = true;
@@ -55,7 +61,7 @@ uint64_t sizeOf(const Module &m, uint32_t type, bool &unbounded, int depth = 0) 
     for (uint32_t member = 0; member + 1 < t.size(); ++member) {
       auto offset = m.offsets.find({type, member});
       uint64_t at = offset != m.offsets.end() ? offset->second : 0;
-      end = std::max(end, at + sizeOf(m, t[member + 1], unbounded, depth + 1));
+      end = std::max(end, saturatingAdd(at, sizeOf(m, t[member + 1], unbounded, depth + 1)));
     }
     return end;
   }
@@ -64,9 +70,8 @@ uint64_t sizeOf(const Module &m, uint32_t type, bool &unbounded, int depth = 0) 
   }
 }
 
-} // namespace
-
-std::vector<ShaderBinding> reflectBindings(const uint32_t *words, size_t count) {
+// The types, constants, decorations and variables of a module, read without judging it.
+Module parse(const uint32_t *words, size_t count) {
   Module m;
   for (size_t at = 5; at < count;) {
     const uint32_t length = words[at] >> 16, op = words[at] & 0xffffu;
@@ -110,6 +115,13 @@ std::vector<ShaderBinding> reflectBindings(const uint32_t *words, size_t count) 
     }
     at += length;
   }
+  return m;
+}
+
+} // namespace
+
+std::vector<ShaderBinding> reflectBindings(const uint32_t *words, size_t count) {
+  Module m = parse(words, count);
   std::vector<ShaderBinding> out;
   for (const Module::Variable &v : m.variables) {
     auto binding = m.bindings.find(v.id);
@@ -131,6 +143,21 @@ std::vector<ShaderBinding> reflectBindings(const uint32_t *words, size_t count) 
     out.push_back(b);
   }
   return out;
+}
+
+uint64_t workgroupMemoryBytes(const uint32_t *words, size_t count) {
+  Module m = parse(words, count);
+  uint64_t total = 0;
+  for (const Module::Variable &v : m.variables) {
+    if (v.storageClass != kWorkgroup)
+      continue;
+    auto pointer = m.types.find(v.pointerType);
+    if (pointer == m.types.end() || pointer->second.size() < 3)
+      continue;
+    bool unbounded = false;
+    total = saturatingAdd(total, sizeOf(m, pointer->second[2], unbounded));
+  }
+  return total;
 }
 
 } // namespace kiln::rt

@@ -24,6 +24,10 @@ struct ShaderBinding {
 /// malformed stream yields what was read before the fault.
 std::vector<ShaderBinding> reflectBindings(const uint32_t *words, size_t count);
 
+/// Bytes of workgroup memory a module that already passed validateSpirv declares (its
+/// Workgroup variables' types, elements at their natural size where no stride says).
+uint64_t workgroupMemoryBytes(const uint32_t *words, size_t count);
+
 } // namespace kiln::rt
 
 #endif // KILN_RUNTIME_PLAN_SPIRV_BINDINGS_H

@@ -61,6 +61,7 @@ PhysicalDevice describe(VkPhysicalDevice handle, uint32_t index) {
   }
   out.maxWorkgroupInvocations = limits.maxComputeWorkGroupInvocations;
   out.maxPushConstantBytes = limits.maxPushConstantsSize;
+  out.maxWorkgroupMemoryBytes = limits.maxComputeSharedMemorySize;
   out.minStorageBufferOffsetAlignment = limits.minStorageBufferOffsetAlignment;
   out.minUniformBufferOffsetAlignment = limits.minUniformBufferOffsetAlignment;
   out.maxStorageBufferRange = limits.maxStorageBufferRange;

@@ -24,6 +24,19 @@
 // AFTER: memref.store {{.*}} : memref<64xf32>
 // AFTER: gpu.return
 
+// max-workgroup-memory-bytes: after the dots gate__up__act reduces 21 values
+// in one 21 x 32-float buffer (2,688 bytes; the kernel's reductions share it);
+// under a 2,048-byte limit it is built with the sums before the dots (8 x 32
+// floats), and a limit below that is an error naming the kernel.
+// RUN: kiln-opt %s --convert-stage-to-gpu="matvec-slerp-after-dots=true max-workgroup-memory-bytes=2688" | FileCheck %s --check-prefix=FITS
+// FITS: gpu.func @gate__up__act({{.*}}) workgroup(%{{.*}} : memref<672xf32, #gpu.address_space<workgroup>>) kernel
+// RUN: kiln-opt %s --convert-stage-to-gpu="matvec-slerp-after-dots=true max-workgroup-memory-bytes=2048" | FileCheck %s --check-prefix=NARROWED
+// NARROWED: gpu.func @gate__up__act({{.*}}) workgroup(%{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>) kernel
+// NARROWED-COUNT-5: gpu.subgroup_reduce add
+// NARROWED: scf.for
+// RUN: not kiln-opt %s --convert-stage-to-gpu="max-workgroup-memory-bytes=1000" 2>&1 | FileCheck %s --check-prefix=TOO-SMALL
+// TOO-SMALL: error: 'stage.dispatch' op kernel 'gate__up__act' needs 1024 bytes of workgroup memory; the target allows 1000 (max_shared_memory_bytes)
+
 // CHECK-LABEL: gpu.func @gate__up__act(
 // CHECK-COUNT-5: gpu.subgroup_reduce add
 // CHECK-NOT: gpu.subgroup_reduce

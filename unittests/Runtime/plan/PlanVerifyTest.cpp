@@ -114,6 +114,39 @@ TEST_F(PlanVerifyTest, InvalidSpirvIsRefusedBeforeTheDriverSeesIt) {
       << error;
 }
 
+// The length of `words`' one OpTypeArray set to `length` (its OpConstant rewritten).
+void setArrayLength(std::vector<uint32_t> &words, uint32_t length) {
+  uint32_t lengthId = 0;
+  for (size_t at = 5; at < words.size(); at += words[at] >> 16)
+    if ((words[at] & 0xffffu) == 28) // OpTypeArray %id %element %length
+      lengthId = words[at + 3];
+  for (size_t at = 5; at < words.size(); at += words[at] >> 16)
+    if ((words[at] & 0xffffu) == 43 && words[at + 2] == lengthId) // OpConstant %type %id value
+      words[at + 3] = length;
+}
+
+// A kernel that declares more workgroup memory than the device has is refused at load:
+// a driver may build it and fail only at dispatch, and a CPU device runs it out of
+// bounds of what it allocated.
+TEST_F(PlanVerifyTest, WorkgroupMemoryPastTheDeviceLimit) {
+  using A = kp::Access;
+  PlanSpec spec = chainPlan();
+  std::vector<uint32_t> words = loadKernel("workgroup_oob");
+  ASSERT_FALSE(words.empty());
+  spec.kernels = {{"wide_shared", words, {4, 1, 1},
+                   {{0, 1, A::Write}, {1, 4, A::Read, kp::DescriptorKind::UniformBuffer}}}};
+  spec.programs = {ProgramSpec{"decode", 1, {{0, {2, 1, 1}, true, "wide"}},
+                               ReadbackSpec{1, 0, 5, 0, 8}}};
+  EXPECT_EQ(load(spec), ""); // 4 floats: 16 bytes
+  // 2^24 floats, 64 MiB: Vulkan devices allow 16 to a few hundred KiB.
+  setArrayLength(spec.kernels[0].spirv, 1u << 24);
+  std::string error = load(spec);
+  EXPECT_EQ(error.rfind("UNAVAILABLE: plan kernels[0] 'wide_shared': declares 67108864 bytes of "
+                        "workgroup memory; the device allows ", 0), 0u) << error;
+  EXPECT_NE(error.find("(compile the plan for this device: --cost-target native)"),
+            std::string::npos) << error;
+}
+
 TEST_F(PlanVerifyTest, MissingFileIsNotFound) {
   kiln_plan_t *plan = nullptr;
   std::string error = describe(kiln_plan_load_file(instance_, "/nonexistent/x.kplan", &plan));

@@ -74,6 +74,11 @@ struct StageToGPUOptions {
   /// the closing reduction, instead of reducing the five sums before its
   /// weight loads.
   bool matvecSlerpAfterDots = false;
+  /// Bytes of workgroup memory a kernel may declare (the target's
+  /// max_shared_memory_bytes); 0: unchecked. A kernel over it that takes sums
+  /// beside its dots is built again with them reduced before the dots; one
+  /// still over it is an error naming the kernel.
+  int64_t maxWorkgroupMemoryBytes = 0;
 };
 
 /// Rows per item and groups per thread for mat-vecs of `format`: the
