@@ -32,6 +32,15 @@ mlir::Value metaIndex(KernelBuilder &kb, mlir::Value meta, mlir::Value word);
 mlir::Value ne(KernelBuilder &kb, mlir::Value a, mlir::Value c);
 mlir::Value andI(KernelBuilder &kb, mlir::Value a, mlir::Value c);
 mlir::Value fge(KernelBuilder &kb, mlir::Value a, mlir::Value c);
+/// dots[b] = scale · Σ_d landmarkAt(b, d) · vectorAt(d) over d < hd, for
+/// b < count (≤ m): a landmark's dims split over up to W / m lanes whose
+/// partial sums meet in workgroup memory (one barrier), so the lanes' loads
+/// are in flight together instead of one lane walking all hd. Lane b of a
+/// strided walk over count writes dots[b]; every thread must reach it.
+void landmarkDots(KernelBuilder &kb, mlir::Value count, int64_t m, int64_t hd,
+                  mlir::Value scale, mlir::Value dots,
+                  const std::function<mlir::Value(mlir::Value, mlir::Value)> &landmarkAt,
+                  const std::function<mlir::Value(mlir::Value)> &vectorAt);
 } // namespace farfield
 
 /// A loop over [lb, ub) carrying one f32 (or any one value). Upstream

@@ -1,18 +1,21 @@
 // REQUIRES: compiler
 // stage.far_field_push with 2 KV heads of 12 dims, a 7-slot ring, window 5 and 3
-// landmarks: a 64-thread workgroup per KV head, three 3-float workgroup buffers (new z,
-// rescale, weight). The position (params word 1) and the head's three meta words are
-// loaded at the top, before anything is written; key pos - 5 leaves from slot (pos - 5) mod 7.
-// It is due when pos >= 5 and the key is not folded yet, folded only when also sealed
-// (count > 0), else the landmark loops run 0 times. Phase one (a landmark a lane): the
-// score l_b . k_j (a 4-way dot over 12) times scale, two exps, the three values into
-// workgroup memory; one barrier; phase two writes z and n, then theta over
-// count x 12 with v_j; a barrier; then lane 0 alone stores the next-to-fold word (when due)
-// and the folded count (when folded), never the landmark count.
+// landmarks: a 256-thread workgroup (the reduce width) per KV head, four 3-float
+// workgroup buffers (new z, rescale, weight, score) and the dots' 24 partials. The
+// position (params word 1) and the head's three meta words are loaded at the top, before
+// anything is written; key pos - 5 leaves from slot (pos - 5) mod 7. It is due when pos
+// >= 5 and the key is not folded yet, folded only when also sealed (count > 0), else the
+// landmark loops run 0 times. The scores l_b . k_j: 8 lanes a landmark (12 dims: at most
+// one lane a dim pair), partials in workgroup memory, one barrier, lane b adds its 8 in
+// order and scales. Phase one (a landmark a lane, the lane that wrote its score: no
+// barrier): two exps, the three values into workgroup memory; one barrier; phase two
+// writes z and n, then theta over count x 12 with v_j, held a thread; a barrier; then
+// lane 0 alone stores the next-to-fold word (when due) and the folded count (when
+// folded), never the landmark count.
 // RUN: kiln-opt %s --convert-stage-to-gpu | FileCheck %s
 
-// CHECK: gpu.launch_func @kiln_kernels::@far_field_push blocks in (%c2, %c1, %c1) threads in (%c64, %c1, %c1)
-// CHECK: gpu.func @far_field_push({{.*}}) workgroup(%[[ZNEW:.*]] : memref<3xf32, #gpu.address_space<workgroup>>, %[[RESCALE:.*]] : memref<3xf32, #gpu.address_space<workgroup>>, %[[WEIGHT:.*]] : memref<3xf32, #gpu.address_space<workgroup>>) kernel
+// CHECK: gpu.launch_func @kiln_kernels::@far_field_push blocks in (%c2, %c1, %c1) threads in (%c256, %c1, %c1)
+// CHECK: gpu.func @far_field_push({{.*}}) workgroup(%[[ZNEW:.*]] : memref<3xf32, #gpu.address_space<workgroup>>, %[[RESCALE:.*]] : memref<3xf32, #gpu.address_space<workgroup>>, %[[WEIGHT:.*]] : memref<3xf32, #gpu.address_space<workgroup>>, %[[SCORES:.*]] : memref<3xf32, #gpu.address_space<workgroup>>, %[[PARTIALS:.*]] : memref<24xf32, #gpu.address_space<workgroup>>) kernel
 // CHECK: %[[SCALE:.*]] = arith.constant 2.886750e-01 : f32
 // CHECK: %[[KV:.*]] = gpu.block_id x
 // CHECK: %[[RAWPOS:.*]] = memref.load %arg2[%c1] : memref<4xi32>
@@ -38,14 +41,25 @@
 // CHECK: %[[SLOT:.*]] = arith.remui %[[LEAVING]], %c7 : index
 // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[FOLDED]], %c0{{.*}} : index
 // CHECK-NOT: memref.store
-// CHECK: scf.for %[[B:.*]] = %thread_id_x to %[[COUNT]] step %c64 {
-// CHECK: scf.for %[[D:.*]] = %c0{{.*}} to %c12{{.*}} step %c4 iter_args({{.*}}) -> (f32, f32, f32, f32) {
-// CHECK: %[[D0:.*]] = arith.addi %[[D]], %c0{{.*}} : index
-// CHECK-DAG: %[[K0:.*]] = memref.load %arg0[%[[KV]], %[[SLOT]], %[[D0]]] : memref<2x7x12xf32>
-// CHECK-DAG: %[[L0:.*]] = memref.load %arg3[%[[KV]], %[[B]], %[[D0]]] : memref<2x3x12xf32>
-// CHECK: arith.mulf %[[L0]], %[[K0]] : f32
+// CHECK: %[[DOTLANES:.*]] = arith.muli %[[COUNT]], %c8 : index
+// CHECK: scf.for %[[I:.*]] = %thread_id_x to %[[DOTLANES]] step %c256 {
+// CHECK: %[[LB:.*]] = arith.divui %[[I]], %c8{{.*}} : index
+// CHECK: %[[PART:.*]] = arith.remui %[[I]], %c8{{.*}} : index
+// CHECK: scf.for
+// CHECK-DAG: memref.load %arg0[%[[KV]], %[[SLOT]], %{{.*}}] : memref<2x7x12xf32>
+// CHECK-DAG: memref.load %arg3[%[[KV]], %[[LB]], %{{.*}}] : memref<2x3x12xf32>
 // CHECK: scf.yield
-// CHECK: %[[S:.*]] = arith.mulf %{{.*}}, %[[SCALE]] : f32
+// CHECK: memref.store %{{.*}}, %[[PARTIALS]][%[[I]]] : memref<24xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK: scf.for %[[BS:.*]] = %thread_id_x{{.*}} to %[[COUNT]] step %c256{{.*}} {
+// CHECK-COUNT-8: memref.load %[[PARTIALS]]
+// CHECK: %[[DOT:.*]] = arith.mulf %{{.*}}, %[[SCALE]] : f32
+// CHECK-NEXT: memref.store %[[DOT]], %[[SCORES]][%[[BS]]]
+// CHECK-NEXT: }
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.for %[[B:.*]] = %thread_id_x{{.*}} to %[[COUNT]] step %c256{{.*}} {
+// CHECK-NEXT: %[[S:.*]] = memref.load %[[SCORES]][%[[B]]]
 // CHECK: %[[Z:.*]] = memref.load %arg4[%[[KV]], %[[B]], %c0{{.*}}] : memref<2x3x14xf32>
 // CHECK-NEXT: %[[GT:.*]] = arith.cmpf ogt, %[[S]], %[[Z]] : f32
 // CHECK-NEXT: %[[NEWMAX:.*]] = arith.ori %[[FIRST]], %[[GT]] : i1
@@ -61,7 +75,7 @@
 // CHECK-NEXT: memref.store %[[W]], %[[WEIGHT]][%[[B]]]
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.barrier
-// CHECK: scf.for %[[B2:.*]] = %thread_id_x{{.*}} to %[[COUNT]] step %c64{{.*}} {
+// CHECK: scf.for %[[B2:.*]] = %thread_id_x{{.*}} to %[[COUNT]] step %c256{{.*}} {
 // CHECK: %[[ZL:.*]] = memref.load %[[ZNEW]][%[[B2]]]
 // CHECK: memref.store %[[ZL]], %arg4[%[[KV]], %[[B2]], %c0{{.*}}] : memref<2x3x14xf32>
 // CHECK: %[[N:.*]] = memref.load %arg4[%[[KV]], %[[B2]], %c1{{.*}}] : memref<2x3x14xf32>
@@ -71,14 +85,22 @@
 // CHECK: %[[NN:.*]] = arith.addf %[[NR]], %[[W2]] : f32
 // CHECK: memref.store %[[NN]], %arg4[%[[KV]], %[[B2]], %c1{{.*}}] : memref<2x3x14xf32>
 // CHECK-NEXT: }
+// theta: 3 x 12 = 36 elements held one a thread (clamped to 35), loaded
+// under count != 0 and stored only below count x 12.
 // CHECK: %[[THETAS:.*]] = arith.muli %[[COUNT]], %c12 : index
-// CHECK: scf.for %[[T:.*]] = %thread_id_x{{.*}} to %[[THETAS]] step %c64{{.*}} {
-// CHECK: %[[BT:.*]] = arith.divui %[[T]], %c12{{.*}} : index
-// CHECK: %[[DT:.*]] = arith.remui %[[T]], %c12{{.*}} : index
+// CHECK: %[[E:.*]] = arith.addi %thread_id_x{{.*}}, %c0{{.*}} : index
+// CHECK: %[[SAFE:.*]] = arith.minui %[[E]], %c35 : index
+// CHECK: %[[ANY:.*]] = arith.cmpi ne, %[[COUNT]], %c0{{.*}} : index
+// CHECK-NEXT: scf.if %[[ANY]] {
+// CHECK: %[[BT:.*]] = arith.divui %[[SAFE]], %c12{{.*}} : index
+// CHECK: %[[DT:.*]] = arith.remui %[[SAFE]], %c12{{.*}} : index
 // CHECK: %[[AT:.*]] = arith.addi %[[DT]], %c2{{.*}} : index
 // CHECK-NEXT: memref.load %arg4[%[[KV]], %[[BT]], %[[AT]]] : memref<2x3x14xf32>
-// CHECK-NEXT: memref.load %arg1[%[[KV]], %[[SLOT]], %[[DT]]] : memref<2x7x12xf32>
-// CHECK: memref.store %{{.*}}, %arg4[%[[KV]], %[[BT]], %[[AT]]] : memref<2x3x14xf32>
+// CHECK: memref.load %arg1[%[[KV]], %[[SLOT]], %{{.*}}] : memref<2x7x12xf32>
+// CHECK: %[[INSIDE:.*]] = arith.cmpi ult, %[[E]], %[[THETAS]] : index
+// CHECK-NEXT: scf.if %[[INSIDE]] {
+// CHECK: memref.store %{{.*}}, %arg4[%[[KV]], %{{.*}}, %{{.*}}] : memref<2x3x14xf32>
+// CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.barrier
 // CHECK-NOT: gpu.barrier

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs what farfield-ab-prep.sh prepared, on the GPU machine (about 5 minutes).
+#   bash DIR/farfield-ab-run.sh DIR OUT_DIR
+set -uo pipefail
+dir=${1:?usage: farfield-ab-run.sh DIR OUT_DIR}; out=${2:?usage: farfield-ab-run.sh DIR OUT_DIR}
+mkdir -p "$out"
+bin=$dir/bin
+prompt=1,2,3,4,5,6,7,8,9,10,11,12,13
+for p in "$dir"/tiny/*.kplan; do
+  n=$(basename "$p" .kplan); c=${n%%.*}; f=${n#*.}
+  "$bin/kiln-synth" --config "$dir/cfg/$c.json" --format "$f" --quiet -o /tmp/w.st > /dev/null
+  echo "$n: $(timeout 25 "$bin/kiln-run" "$p" --weights /tmp/w.st --prompt $prompt --max-new 48 \
+    --check-reference "$dir/cfg/$c.json" 2>&1 | grep -E 'check-reference|rror' | tr '\n' ' ')"
+done > "$out/parity.txt" 2>&1
+for f in f16 q8_2f; do
+  plan=$dir/plans/dory-1b-32k.$f
+  "$bin/kiln-synth" --config "$dir/cfg/dory-1b-32k.json" --format "$f" --quiet -o /tmp/w.st > /dev/null
+  timeout 150 "$bin/kiln-bench" "$plan.A.kplan" "$plan.B.kplan" --weights /tmp/w.st -p 0 -n 64 -r 2 \
+    --positions 256,4096,30000 --seek --read-bandwidth 4530 > "$out/sweep-$f.txt" 2>&1
+  # A throwaway profile first: a plan's first profile in a session read 3.6x slower.
+  "$bin/kiln-run" "$plan.B.kplan" --weights /tmp/w.st --prompt 1,2,3,4 --max-new 16 --profile \
+    --no-weight-check > /dev/null 2>&1
+  for p in 256 4000; do
+    echo "==== B @$p"
+    timeout 30 "$bin/kiln-run" "$plan.B.kplan" --weights /tmp/w.st --prompt 1,2,3,4 \
+      --start-position "$p" --max-new 16 --profile --no-weight-check 2>&1
+  done > "$out/profile-$f.txt"
+done
+cp "$dir/estimates.txt" "$out/" 2>/dev/null
+rm -f /tmp/w.st
+cat "$out"/parity.txt "$out"/sweep-*.txt
