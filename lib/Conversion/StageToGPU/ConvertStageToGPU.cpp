@@ -353,12 +353,12 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
     int64_t bytes = workgroupMemoryBytes(func);
     // Sums taken beside the dots widen the closing reduction; reduced before
     // the dots instead, the kernel may fit.
-    StageToGPUOptions narrower = options;
-    narrower.matvecNormAfterDots = {};
-    narrower.matvecSlerpAfterDots = false;
-    bool narrows = options.matvecSlerpAfterDots || options.matvecNormAfterDots.f16 ||
-                   options.matvecNormAfterDots.q8;
-    if (bytes > limit && narrows) {
+    bool sumsBeside = options.matvecSlerpAfterDots || options.matvecNormAfterDots.f16 ||
+                      options.matvecNormAfterDots.q8;
+    if (bytes > limit && sumsBeside) {
+      StageToGPUOptions narrower = options;
+      narrower.matvecNormAfterDots = {};
+      narrower.matvecSlerpAfterDots = false;
       func.erase();
       func = buildKernelFunc(dispatch, name, gpuModule, bindings.getArrayRef(), form,
                              shapes, shape, layout, narrower);

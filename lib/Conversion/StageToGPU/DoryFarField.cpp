@@ -150,31 +150,29 @@ void buildKernel(stage::FarFieldPushOp op, KernelBuilder &kb) {
   // registers where they fit, so a lane's loads are in flight together
   // instead of one round trip an element.
   Value total = kb.mul(count, kb.index(hd));
-  auto thetaAt = [&](Value i) { return kb.add(kb.rem(i, kb.index(hd)), kb.index(2)); };
-  auto updated = [&](Value i, Value theta) {
-    Value b = kb.div(i, kb.index(hd));
-    Value v = kb.load(vRing, {kvHead, slot, kb.rem(i, kb.index(hd))});
+  // Element i = b·hd + d: its place sums[kvHead, b, 2 + d] and its new value.
+  auto update = [&](Value i) -> std::pair<SmallVector<Value>, Value> {
+    Value b = kb.div(i, kb.index(hd)), d = kb.rem(i, kb.index(hd));
+    SmallVector<Value> at = {kvHead, b, kb.add(d, kb.index(2))};
+    Value theta = kb.load(sums, at);
+    Value v = kb.load(vRing, {kvHead, slot, d});
     Value weighted = kb.fmul(kb.load(weight, {b}), v);
     Value rescaled = kb.fmul(theta, kb.load(rescale, {b}));
-    return kb.fadd(rescaled, weighted);
+    return {at, kb.fadd(rescaled, weighted)};
   };
   if (SmallVector<HeldElement> held = kb.held(m * hd); !held.empty()) {
     kb.ifThen(ne(kb, count, kb.index(0)), [&] {
-      SmallVector<Value> next;
-      for (const HeldElement &e : held) {
-        Value b = kb.div(e.safe, kb.index(hd));
-        next.push_back(updated(e.safe, kb.load(sums, {kvHead, b, thetaAt(e.safe)})));
-      }
-      for (auto [e, value] : llvm::zip(held, next))
-        kb.ifThen(kb.ult(e.index, total), [&, &e = e, value = value] {
-          kb.store(value, sums, {kvHead, kb.div(e.index, kb.index(hd)), thetaAt(e.index)});
-        });
+      SmallVector<std::pair<SmallVector<Value>, Value>> next;
+      for (const HeldElement &e : held)
+        next.push_back(update(e.safe));
+      // Below total (≤ m·hd) an element's safe index is its index.
+      for (auto [e, u] : llvm::zip(held, next))
+        kb.ifThen(kb.ult(e.index, total), [&, &u = u] { kb.store(u.second, sums, u.first); });
     });
   } else {
     kb.strided(total, [&](Value i) {
-      Value b = kb.div(i, kb.index(hd));
-      Value theta = kb.load(sums, {kvHead, b, thetaAt(i)});
-      kb.store(updated(i, theta), sums, {kvHead, b, thetaAt(i)});
+      auto [at, value] = update(i);
+      kb.store(value, sums, at);
     });
   }
   // Every lane has read the meta words above; only then may they change.
