@@ -28,12 +28,7 @@ for f in f16 q8_2f; do
     "$build/bin/kiln-compile" --quiet "$dir/cfg/dory-1b-32k.json" --weight-format "$f" \
       --cost-target h200 -o "$dir/plans/dory-1b-32k.$f.$side.kplan"
   done
-  for p in 256 4000; do
-    "$b/bin/kiln-compile" --quiet "$dir/cfg/dory-1b-32k.json" --weight-format "$f" --cost-target h200 \
-      --fusion-report --position "$p" -o "$dir/estimate.kplan" | grep "total:" \
-      | sed "s/^/dory-1b-32k $f @$p estimate /" >> "$dir/estimates.txt"
-    rm -f "$dir/estimate.kplan"
-  done
+  bash "$here/estimates.sh" "$b/bin/kiln-compile" "$dir/cfg/dory-1b-32k.json" "$f" >> "$dir/estimates.txt"
   for c in dory-tiny dory-tiny-odd; do
     "$b/bin/kiln-compile" --quiet "$dir/cfg/$c.json" --weight-format "$f" --cost-target h200 \
       -o "$dir/tiny/$c.$f.kplan"

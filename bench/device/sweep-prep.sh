@@ -24,12 +24,7 @@ for c in embryo-1b-32k dory-1b-32k; do
     "$b/bin/kiln-compile" --quiet "$dir/cfg/$c.json" --weight-format "$f" --cost-target h200 \
       -o "$dir/plans/$c.$f.B.kplan"
     # The cost model's estimates at the profiled positions (issue 16's accuracy check).
-    for p in 256 4000; do
-      "$b/bin/kiln-compile" --quiet "$dir/cfg/$c.json" --weight-format "$f" --cost-target h200 \
-        --fusion-report --position "$p" -o "$dir/estimate.kplan" | grep "total:" \
-        | sed "s/^/$c $f @$p estimate /" >> "$dir/estimates.txt"
-      rm -f "$dir/estimate.kplan"
-    done
+    bash "$here/estimates.sh" "$b/bin/kiln-compile" "$dir/cfg/$c.json" "$f" >> "$dir/estimates.txt"
   done
 done
 du -sh "$dir"
