@@ -121,6 +121,13 @@ static cl::opt<std::string> matvecItems(
              "a subgroup reduction and no barrier; needs subgroup arithmetic, else "
              "workgroup) (default: the target's matvec_items, else workgroup)"),
     cl::init(""), cl::cat(kilnCategory));
+static cl::opt<std::string> headRowsItems(
+    "head-rows-items",
+    cl::desc("tuning: what computes the hierarchical head's rows of a cluster: subgroup (a "
+             "subgroup a few rows at a time, the cluster's log-softmax in workgroup memory; "
+             "needs subgroup arithmetic, else workgroup) | workgroup (the whole workgroup "
+             "walks the rows 16 at a time) (default: subgroup)"),
+    cl::init(""), cl::cat(kilnCategory));
 static cl::opt<std::string> matvecSums(
     "matvec-sums",
     cl::desc("tuning: how a mat-vec thread sums a row: lanes (four lane sums, added at the "
@@ -432,6 +439,9 @@ int main(int argc, char **argv) {
     };
     if (!twoWay(matvecItems, "workgroup", "subgroup", pipeline.kernels.matvecSubgroupItems))
       return fail("--matvec-items must be workgroup or subgroup, not '" + matvecItems + "'");
+    if (!twoWay(headRowsItems, "workgroup", "subgroup", pipeline.kernels.headRowsBySubgroup))
+      return fail("--head-rows-items must be workgroup or subgroup, not '" + headRowsItems +
+                  "'");
     // The per-format switches: the flag's word sets both formats.
     auto twoWayBoth = [&](const cl::opt<std::string> &flag, const char *off, const char *on,
                           ::kiln::FormatSwitch &out) {

@@ -76,6 +76,8 @@ def ConvertStageToGPU : Pass<"convert-stage-to-gpu", "::mlir::ModuleOp"> {
            "A normed mat-vec sums its input's squares beside the dots and scales the row totals, instead of reducing the mean square first">,
     Option<"matvecGridLimit", "matvec-grid-limit", "int64_t", /*default=*/"0",
            "At most this many workgroups a mat-vec grid, walking the remaining items in turn; 0: no limit below 65535">,
+    Option<"headRowsBySubgroup", "head-rows-subgroups", "bool", /*default=*/"true",
+           "head_rows: subgroups compute a cluster's rows (subgroup reductions), its log-softmax in workgroup memory, instead of workgroup items; needs subgroup-reduce">,
     Option<"matvecSlerpAfterDots", "matvec-slerp-after-dots", "bool", /*default=*/"false",
            "A mat-vec that takes a slerp sums its five products beside the dots (rows dotted with u and w apart) instead of reducing them before its weight loads">,
     Option<"maxWorkgroupMemoryBytes", "max-workgroup-memory-bytes", "int64_t", /*default=*/"0",

@@ -453,6 +453,7 @@ struct ConvertStageToGPUPass
     options.matvecNormAfterDots = FormatSwitch::both(matvecNormAfterDots);
     options.matvecGridLimit = matvecGridLimit;
     options.matvecSlerpAfterDots = matvecSlerpAfterDots;
+    options.headRowsBySubgroup = headRowsBySubgroup;
     options.maxWorkgroupMemoryBytes = maxWorkgroupMemoryBytes;
     return options;
   }

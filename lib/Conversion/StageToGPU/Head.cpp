@@ -34,6 +34,25 @@ static constexpr int64_t kHeadRowsMaxWorkgroup = 128;
 static constexpr int64_t kHeadRowsPerItem = 16;
 static constexpr int64_t kHeadRowLoadsInFlight = 32;
 
+/// head_rows by subgroups (StageToGPUOptions::headRowsBySubgroup): a subgroup
+/// a few rows at a time, no workgroup barrier between them, so a cluster's
+/// rows are in flight in many subgroups at once instead of one chain of
+/// workgroup items (the plain subgroup-a-row mat-vec read embryo-1b's
+/// 32768 x 2048 head at 2.82 TB/s on an H100 where the chain read 1.54).
+/// About this many rows a subgroup, at most this wide a workgroup, and
+/// the rows a subgroup computes together.
+static constexpr int64_t kHeadRowsPerSubgroup = 8;
+static constexpr int64_t kHeadRowsSubgroupWorkgroup = 512;
+static constexpr int64_t kHeadRowsSubgroupBatch = 2;
+/// A cluster's row values wait in workgroup memory for its log-softmax; past
+/// this many rows the workgroup form runs instead.
+static constexpr int64_t kHeadRowsMaxStagedRows = 4096;
+
+static bool headRowsBySubgroups(stage::HeadRowsOp op, const StageToGPUOptions &o) {
+  int64_t clusterSize = memrefSize(op.getRows(), 0) / memrefSize(op.getClusterLogits(), 0);
+  return o.headRowsBySubgroup && o.subgroupReduce && clusterSize <= kHeadRowsMaxStagedRows;
+}
+
 /// Cluster rows are f32: an item holds as many as an f16 mat-vec's.
 static int64_t clustersPerItem(int64_t clusters, const StageToGPUOptions &o) {
   return rowsPerItem(stage::MatrixFormat::f16, clusters, o);
@@ -100,7 +119,82 @@ static void logSoftmaxInPlace(KernelBuilder &kb, Value out, Value base,
   });
 }
 
+/// An open cluster by subgroups: subgroup s computes row blocks s, s + S,
+/// ... of kHeadRowsSubgroupBatch rows, its lanes side by side along each row
+/// (one subgroup reduction a block), and parks the values in workgroup
+/// memory; after one barrier the workgroup takes the cluster's log-softmax
+/// there and writes every row once.
+static void openClusterBySubgroups(stage::HeadRowsOp op, KernelBuilder &kb, Value base,
+                                   int64_t clusterSize, Value clusterLogp) {
+  int64_t groups = memrefSize(op.getRows(), 1);
+  int64_t hidden = memrefSize(op.getInput(), 0);
+  Value x = kb.buffer(op.getInput()), rows = kb.buffer(op.getRows());
+  Value out = kb.buffer(op.getOut());
+  Value staged = kb.workgroupBuffer(clusterSize);
+  int64_t batch = std::min(kHeadRowsSubgroupBatch, clusterSize);
+  int64_t blocks = ceilDiv(clusterSize, batch);
+  // A workgroup narrower than a subgroup is one partial subgroup.
+  Value subgroupSize = kb.subgroupSize();
+  Value lanes = kb.min(subgroupSize, kb.index(kb.getWorkgroupSize()));
+  Value lane = kb.laneId();
+  Value firstBlock = kb.subgroupId();
+  Value blockStep = kb.numSubgroups();
+  SmallVector<unsigned> inputOf(batch, 0);
+  std::function<Value(Value)> input = [&](Value c) { return kb.load(x, {c}); };
+  kb.forLoop(firstBlock, kb.index(blocks), blockStep, [&](Value block) {
+    Value first = kb.mul(block, kb.index(batch));
+    SmallVector<std::pair<Value, Value>> weightRows;
+    SmallVector<Value> rowIds;
+    for (int64_t r = 0; r < batch; ++r) {
+      // A ragged last block reads the last row again and stores nothing.
+      Value unclamped = kb.add(first, kb.index(r));
+      Value i = kb.min(unclamped, kb.index(clusterSize - 1));
+      rowIds.push_back(i);
+      weightRows.push_back({rows, kb.add(base, i)});
+    }
+    SmallVector<Value> totals = kb.subgroupSumMany(stridedRowDots(
+        kb, op.getFormat(), hidden, weightRows, lane, kb.index(groups), lanes, {input},
+        inputOf, kHeadRowLoadsInFlight));
+    for (int64_t r = 0; r < batch; ++r) {
+      Value i = kb.add(first, kb.index(r));
+      // One op a statement: the IR must not depend on argument order.
+      Value inCluster = kb.ult(i, kb.index(clusterSize));
+      Value firstLane = kb.ult(lane, kb.index(1));
+      Value mine = arith::AndIOp::create(kb.b, kb.loc, inCluster, firstLane);
+      kb.ifThen(mine, [&] {
+        Value v = totals[r];
+        if (op.getRowScale())
+          v = kb.fmul(v, kb.load(kb.buffer(op.getRowScale()), {kb.add(base, rowIds[r])}));
+        kb.store(v, staged, {i});
+      });
+    }
+  });
+  kb.barrier();
+  Value localMax = kb.strided(kb.index(clusterSize), kb.f32(-3.4e38f), [&](Value i, Value m) {
+    return kb.fmax(m, kb.load(staged, {i}));
+  });
+  Value maxValue = kb.reduce(localMax, ReduceKind::Max);
+  Value localSum = kb.strided(kb.index(clusterSize), kb.f32(0.0f), [&](Value i, Value acc) {
+    return kb.fadd(acc, kb.exp(kb.fsub(kb.load(staged, {i}), maxValue)));
+  });
+  Value sum = kb.reduce(localSum, ReduceKind::Add);
+  Value offset = kb.fsub(clusterLogp, kb.fadd(maxValue, kb.log(sum)));
+  kb.strided(kb.index(clusterSize), [&](Value i) {
+    Value y = kb.fadd(kb.load(staged, {i}), offset);
+    kb.store(y, out, {kb.add(base, i)});
+  });
+}
+
 KernelShape shapeOf(stage::HeadRowsOp op, const StageToGPUOptions &o) {
+  int64_t clusters = memrefSize(op.getClusterLogits(), 0);
+  if (headRowsBySubgroups(op, o)) {
+    // About kHeadRowsPerSubgroup rows a (planned 32-lane) subgroup.
+    int64_t clusterSize = memrefSize(op.getRows(), 0) / clusters;
+    int64_t subgroups = ceilDiv(clusterSize, kHeadRowsPerSubgroup);
+    int64_t size = std::clamp<int64_t>(llvm::PowerOf2Ceil(subgroups * kPlannedSubgroupSize), 32,
+                                       kHeadRowsSubgroupWorkgroup);
+    return {std::min(size, o.reduceWorkgroupSize), clusters};
+  }
   // A thread per 16-byte group of a row, within [32, 128] and the
   // reduction width.
   int64_t groups = memrefSize(op.getRows(), 1);
@@ -171,6 +265,10 @@ void buildKernel(stage::HeadRowsOp op, KernelBuilder &kb) {
         });
       },
       [&] {
+        if (headRowsBySubgroups(op, kb.options())) {
+          openClusterBySubgroups(op, kb, base, clusterSize, clusterLogp);
+          return;
+        }
         // The workgroup computes R rows at a time, every row read by all its
         // threads side by side (coalesced); row i is stored by thread
         // i mod W, the thread that owns it in strided() order, so the

@@ -74,6 +74,11 @@ struct StageToGPUOptions {
   /// the closing reduction, instead of reducing the five sums before its
   /// weight loads.
   bool matvecSlerpAfterDots = false;
+  /// head_rows: subgroups compute a cluster's rows a few at a time (one
+  /// subgroup reduction each), its log-softmax taken in workgroup memory,
+  /// instead of the whole workgroup walking the rows in dependent items;
+  /// only where subgroupReduce holds.
+  bool headRowsBySubgroup = true;
   /// Bytes of workgroup memory a kernel may declare (the target's
   /// max_shared_memory_bytes); 0: unchecked. A kernel over it that takes sums
   /// beside its dots is built again with them reduced before the dots; one
