@@ -30,6 +30,9 @@ static Value stridedLoadsFirst(KernelBuilder &kb, int64_t count, Value init,
                                const std::function<Value(Value, Value)> &fold) {
   const int64_t width = kb.getWorkgroupSize();
   const int64_t unroll = std::max<int64_t>(1, std::min(kExitLoadsInFlight, count / width));
+  if (unroll == 1) // At most two values a thread: the plain strided walk.
+    return stridedCarried(kb, kb.index(count), init,
+                          [&](Value i, Value acc) { return fold(acc, load(i)); });
   const int64_t blocks = count / (unroll * width);
   Value acc = kb.forLoop(kb.index(0), kb.index(blocks), kb.index(1), {init},
                          [&](Value block, ValueRange carried) -> SmallVector<Value> {

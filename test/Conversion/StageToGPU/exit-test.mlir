@@ -85,3 +85,22 @@ func.func @logits_rows(%l: memref<3x300xf32>, %f: memref<2xi32>) {
   }
   return
 }
+
+// -----
+
+// A wider row: 8,192 values over 256 threads, 16 loads a thread issued before
+// their 16 maxima each trip (two trips), no rest.
+// CHECK-LABEL: func.func @wide
+// CHECK: gpu.func @exit_test(
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f32) {
+// CHECK-COUNT-16: memref.load %arg0
+// CHECK-NOT: arith.maxnumf
+// CHECK-COUNT-16: arith.maxnumf
+// CHECK-NOT: memref.load %arg0
+// CHECK: scf.yield
+func.func @wide(%lp: memref<8192xf32>, %f: memref<1xi32>) {
+  stage.dispatch "exit_test" {
+    stage.exit_test input(%lp : memref<8192xf32>) flag(%f : memref<1xi32>) {threshold = 9.0e-01 : f64}
+  }
+  return
+}
