@@ -147,6 +147,10 @@ bool writeWeightsFor(const std::string &planPath, const std::string &weightsPath
 
 struct Measurement {
   double msPerCall = 0;
+  /// GPU time of a call (two timestamps around its program), 0 where the
+  /// device has no timestamps: what the kernels and barriers cost, without
+  /// the submit and the fence wait, which host time folds into every figure.
+  double gpuMsPerCall = 0;
   uint32_t dispatches = 0;
   uint64_t bytes = 0;
 };
@@ -187,6 +191,11 @@ bool measure(kiln_instance_t *instance, const std::string &planPath, int iterati
     error = planPath + ": " + takeMessage(s);
   } else {
     out.msPerCall = (after.total_ms - before.total_ms) / double(after.calls - before.calls);
+    // decode_gpu_ms_per_call is a mean over every call: take the timed ones'.
+    double gpuAfter = after.decode_gpu_ms_per_call * double(after.decode_calls);
+    double gpuBefore = before.decode_gpu_ms_per_call * double(before.decode_calls);
+    if (after.decode_gpu_ms_per_call > 0 && after.decode_calls > before.decode_calls)
+      out.gpuMsPerCall = (gpuAfter - gpuBefore) / double(after.decode_calls - before.decode_calls);
     out.dispatches = after.dispatches_per_token;
     out.bytes = after.bytes_per_token;
   }
@@ -241,12 +250,20 @@ int main(int argc, char **argv) {
   }
   kiln_instance_release(instance);
 
+  // GPU timestamps where every plan has them: a chain's extra dispatches then
+  // cost what a barriered dispatch costs on the device (vkprobe's figure),
+  // and a stream's bytes are over its kernel's time alone. Else host wall
+  // time less the one-dispatch plan's (submit and fence wait included).
+  bool gpuTimed = std::all_of(m, m + kCount, [](const Measurement &x) { return x.gpuMsPerCall > 0; });
+  auto callMs = [&](const Measurement &x) { return gpuTimed ? x.gpuMsPerCall : x.msPerCall; };
   auto perDispatchUs = [&](const Measurement &many) {
     uint32_t extra = many.dispatches > m[0].dispatches ? many.dispatches - m[0].dispatches : 1;
-    return std::max(0.01, (many.msPerCall - m[0].msPerCall) * 1000.0 / double(extra));
+    return std::max(0.01, (callMs(many) - callMs(m[0])) * 1000.0 / double(extra));
   };
+  // Less the one-dispatch plan's time: a submit and fence wait on the host's
+  // clock; on the GPU's, the tiny dispatch each plan ends with.
   auto bandwidthGBps = [&](const Measurement &x) {
-    double us = std::max(1e-3, (x.msPerCall - m[0].msPerCall) * 1000.0);
+    double us = std::max(1e-3, (callMs(x) - callMs(m[0])) * 1000.0);
     return double(x.bytes) / (us * 1e3);
   };
   desc.name = o.name.empty() ? std::string(dev.name) : o.name;
@@ -261,7 +278,9 @@ int main(int argc, char **argv) {
   desc.subgroupSize = dev.subgroup_size;
   desc.maxWorkgroupSize = dev.max_workgroup_invocations;
   std::ostringstream src;
-  src << "kiln-calibrate on '" << dev.name << "': submit " << desc.submitMicros
+  src << "kiln-calibrate on '" << dev.name << "' ("
+      << (gpuTimed ? "GPU timestamps" : "host wall time, no GPU timestamps")
+      << "): submit " << desc.submitMicros
       << " us, boundary " << desc.boundaryMicros << " us, no-barrier "
       << desc.boundaryNoBarrierMicros << " us, stream " << desc.readBandwidthGBps
       << " GB/s, matvec f16 " << f16 << " GB/s, q8_2f " << q8 << " GB/s, one workgroup "
