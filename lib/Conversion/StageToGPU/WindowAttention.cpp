@@ -33,6 +33,9 @@ Value serial(KernelBuilder &kb, Value count, Value init,
 }
 
 constexpr float kMostNegative = -3.4e38f;
+/// Scores a thread holds in registers from the max pass to the weights pass
+/// (one load each, all in flight at once); a longer row walks twice.
+constexpr int64_t kMaxHeldScores = 8;
 
 } // namespace
 
@@ -65,9 +68,45 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
   KeyWalk walk = walkKeys(kb, head, qh, kvh, cap, ns, position,
                           [&](int64_t) { return window; });
   Value kvHead = walk.kvHead;
-  Value localMax = kb.strided(walk.count, kb.f32(kMostNegative), [&](Value u, Value m) {
-    return kb.fmax(m, kb.load(scores, {head, u}));
-  });
+  Value gate = kb.buffer(op.getGate()), gateScale = kb.buffer(op.getGateScale());
+  // Where the slices meet (W >= 2·D), thread d < D stores dim d: its gate
+  // and fold are loaded now, in flight beside the scores, not after the sums.
+  const bool storeByThread = kb.getWorkgroupSize() >= 2 * dims;
+  Value ownGate, ownFold;
+  if (storeByThread) {
+    Value ownDim = kb.min(kb.threadId(), kb.index(dims - 1));
+    Value dimAt = kb.add(dimBase, ownDim);
+    Value at = kb.add(qBase, dimAt);
+    Value g = kb.load(gate, {at});
+    Value gs = kb.load(gateScale, {at});
+    ownGate = kb.sigmoid(kb.fmul(g, gs));
+    if (op.getFold())
+      ownFold = kb.load(kb.buffer(op.getFold()), {at});
+  }
+  // The thread's scores u = t, t + W, ...: held in registers when few.
+  const int64_t keySlots = memrefSize(op.getScores(), 1);
+  const int64_t width = kb.getWorkgroupSize();
+  const int64_t heldCount = ceilDiv(keySlots, width);
+  const bool holdScores = heldCount <= kMaxHeldScores;
+  SmallVector<Value> heldKeys, heldValid, heldScores;
+  Value localMax = kb.f32(kMostNegative);
+  if (holdScores) {
+    for (int64_t k = 0; k < heldCount; ++k) {
+      Value u = kb.add(kb.threadId(), kb.index(k * width));
+      Value valid = kb.ult(u, walk.count);
+      Value at = kb.min(u, kb.index(keySlots - 1));
+      Value v = kb.load(scores, {head, at});
+      heldKeys.push_back(u);
+      heldValid.push_back(valid);
+      heldScores.push_back(kb.select(valid, v, kb.f32(kMostNegative)));
+    }
+    for (Value v : heldScores)
+      localMax = kb.fmax(localMax, v);
+  } else {
+    localMax = kb.strided(walk.count, localMax, [&](Value u, Value m) {
+      return kb.fmax(m, kb.load(scores, {head, u}));
+    });
+  }
   Value exponent = kb.reduce(localMax, ReduceKind::Max);
 
   // The far part (reference attendNearFar, seed dory_ofar).
@@ -139,16 +178,25 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
     farCount = kb.select(useFar, farCount, kb.index(0));
   }
 
-  Value localSum = stridedCarried(kb, walk.count, kb.f32(0.0f), [&](Value u, Value s) {
-    Value w = kb.exp(kb.fsub(kb.load(scores, {head, u}), exponent));
-    kb.store(w, weights, {u});
-    return kb.fadd(s, w);
-  });
+  Value localSum;
+  if (holdScores) {
+    localSum = kb.f32(0.0f);
+    for (auto [u, valid, v] : llvm::zip(heldKeys, heldValid, heldScores)) {
+      Value w = kb.exp(kb.fsub(v, exponent));
+      kb.ifThen(valid, [&] { kb.store(w, weights, {u}); });
+      localSum = kb.fadd(localSum, kb.select(valid, w, kb.f32(0.0f)));
+    }
+  } else {
+    localSum = stridedCarried(kb, walk.count, kb.f32(0.0f), [&](Value u, Value s) {
+      Value w = kb.exp(kb.fsub(kb.load(scores, {head, u}), exponent));
+      kb.store(w, weights, {u});
+      return kb.fadd(s, w);
+    });
+  }
   // The reduction's barriers also publish every lane's weights.
   Value nearMass = kb.reduce(localSum, ReduceKind::Add);
   Value inv = kb.fdiv(kb.f32(1.0f),
                       kb.fmax(kb.fadd(nearMass, farMass), kb.f32(1e-30f)));
-  Value gate = kb.buffer(op.getGate()), gateScale = kb.buffer(op.getGateScale());
   // Lane d of slice `first` sums keys first, first + step, ...; slice 0 also
   // takes the far part.
   auto weightedValues = [&](Value d, Value first, Value step, bool withFar) {
@@ -170,12 +218,21 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
     return acc;
   };
   auto storeOut = [&](Value d, Value acc) {
-    Value at = kb.add(qBase, kb.add(dimBase, d));
-    Value y = kb.fmul(kb.fmul(acc, inv),
-                      kb.sigmoid(kb.fmul(kb.load(gate, {at}),
-                                         kb.load(gateScale, {at}))));
-    if (op.getFold())
-      y = kb.fmul(y, kb.load(kb.buffer(op.getFold()), {at}));
+    Value dimAt = kb.add(dimBase, d);
+    Value at = kb.add(qBase, dimAt);
+    Value scaled = kb.fmul(acc, inv);
+    Value y;
+    if (storeByThread) { // d is this thread: its gate and fold are loaded.
+      y = kb.fmul(scaled, ownGate);
+      if (op.getFold())
+        y = kb.fmul(y, ownFold);
+    } else {
+      Value g = kb.load(gate, {at});
+      Value gs = kb.load(gateScale, {at});
+      y = kb.fmul(scaled, kb.sigmoid(kb.fmul(g, gs)));
+      if (op.getFold())
+        y = kb.fmul(y, kb.load(kb.buffer(op.getFold()), {at}));
+    }
     kb.store(y, out, {at});
   };
   sumValueSlices(
