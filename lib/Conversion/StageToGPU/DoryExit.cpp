@@ -23,36 +23,20 @@ KernelShape shapeOf(stage::ExitTestOp, const StageToGPUOptions &o) {
 /// 27.5 us (f16 plan) and 11.5 us (q8_2f plan) in one workgroup on an H100.
 static constexpr int64_t kExitLoadsInFlight = 16;
 
-/// fold(acc, v) over values i = thread, thread + W, ... < count, `unroll`
-/// loads issued before their folds each trip (the fold sees them in order).
+/// fold(acc, v) over values i = thread, thread + W, ... < count, up to
+/// kExitLoadsInFlight loads issued before their folds each trip.
 static Value stridedLoadsFirst(KernelBuilder &kb, int64_t count, Value init,
                                const std::function<Value(Value)> &load,
                                const std::function<Value(Value, Value)> &fold) {
-  const int64_t width = kb.getWorkgroupSize();
-  const int64_t unroll = std::max<int64_t>(1, std::min(kExitLoadsInFlight, count / width));
+  const int64_t unroll =
+      std::max<int64_t>(1, std::min(kExitLoadsInFlight, count / kb.getWorkgroupSize()));
   if (unroll == 1) // At most two values a thread: the plain strided walk.
     return stridedCarried(kb, kb.index(count), init,
                           [&](Value i, Value acc) { return fold(acc, load(i)); });
-  const int64_t blocks = count / (unroll * width);
-  Value acc = kb.forLoop(kb.index(0), kb.index(blocks), kb.index(1), {init},
-                         [&](Value block, ValueRange carried) -> SmallVector<Value> {
-                           Value start = kb.mul(block, kb.index(unroll * width));
-                           Value base = kb.add(start, kb.threadId());
-                           SmallVector<Value> loaded;
-                           for (int64_t u = 0; u < unroll; ++u) {
-                             Value i = kb.add(base, kb.index(u * width));
-                             loaded.push_back(load(i));
-                           }
-                           Value next = carried[0];
-                           for (Value v : loaded)
-                             next = fold(next, v);
-                           return {next};
-                         })[0];
-  Value rest = kb.add(kb.index(blocks * unroll * width), kb.threadId());
-  return kb.forLoop(rest, kb.index(count), kb.index(width), {acc},
-                    [&](Value i, ValueRange carried) -> SmallVector<Value> {
-                      return {fold(carried[0], load(i))};
-                    })[0];
+  return kb.stridedLoadsFirst(count, unroll, {init}, load,
+                              [&](ValueRange acc, Value v, Value) -> SmallVector<Value> {
+                                return {fold(acc[0], v)};
+                              })[0];
 }
 
 void buildKernel(stage::ExitTestOp op, KernelBuilder &kb) {

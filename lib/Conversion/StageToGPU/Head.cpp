@@ -103,20 +103,32 @@ void buildKernel(stage::ClusterLogitsOp op, KernelBuilder &kb) {
   });
 }
 
+/// The log-softmax of `count` values, shifted by `shift`: value(i) reads
+/// value i, finish(i, offset) writes value i + offset (offset = shift −
+/// logsumexp); `localMax` is this lane's max over the values it reads in
+/// strided() order.
+static void logSoftmax(KernelBuilder &kb, int64_t count, Value localMax, Value shift,
+                       const std::function<Value(Value)> &value,
+                       const std::function<void(Value, Value)> &finish) {
+  Value maxValue = kb.reduce(localMax, ReduceKind::Max);
+  Value localSum = kb.strided(kb.index(count), kb.f32(0.0f), [&](Value i, Value s) {
+    return kb.fadd(s, kb.exp(kb.fsub(value(i), maxValue)));
+  });
+  Value sum = kb.reduce(localSum, ReduceKind::Add);
+  Value offset = kb.fsub(shift, kb.fadd(maxValue, kb.log(sum)));
+  kb.strided(kb.index(count), [&](Value i) { finish(i, offset); });
+}
+
 /// out = v - logsumexp(v) over `count` values already stored in `out[base..]`,
 /// where `localMax` is this lane's max over the values it stored.
 static void logSoftmaxInPlace(KernelBuilder &kb, Value out, Value base,
                               int64_t count, Value localMax, Value shift) {
-  Value maxValue = kb.reduce(localMax, ReduceKind::Max);
-  Value localSum = kb.strided(kb.index(count), kb.f32(0.0f), [&](Value i, Value s) {
-    return kb.fadd(s, kb.exp(kb.fsub(kb.load(out, {kb.add(base, i)}), maxValue)));
-  });
-  Value sum = kb.reduce(localSum, ReduceKind::Add);
-  Value offset = kb.fsub(shift, kb.fadd(maxValue, kb.log(sum)));
-  kb.strided(kb.index(count), [&](Value i) {
-    Value at = kb.add(base, i);
-    kb.store(kb.fadd(kb.load(out, {at}), offset), out, {at});
-  });
+  logSoftmax(
+      kb, count, localMax, shift, [&](Value i) { return kb.load(out, {kb.add(base, i)}); },
+      [&](Value i, Value offset) {
+        Value at = kb.add(base, i);
+        kb.store(kb.fadd(kb.load(out, {at}), offset), out, {at});
+      });
 }
 
 /// An open cluster by subgroups: subgroup s computes row blocks s, s + S,
@@ -170,17 +182,12 @@ static void openClusterBySubgroups(stage::HeadRowsOp op, KernelBuilder &kb, Valu
     }
   });
   kb.barrier();
+  auto stagedValue = [&](Value i) { return kb.load(staged, {i}); };
   Value localMax = kb.strided(kb.index(clusterSize), kb.f32(-3.4e38f), [&](Value i, Value m) {
-    return kb.fmax(m, kb.load(staged, {i}));
+    return kb.fmax(m, stagedValue(i));
   });
-  Value maxValue = kb.reduce(localMax, ReduceKind::Max);
-  Value localSum = kb.strided(kb.index(clusterSize), kb.f32(0.0f), [&](Value i, Value acc) {
-    return kb.fadd(acc, kb.exp(kb.fsub(kb.load(staged, {i}), maxValue)));
-  });
-  Value sum = kb.reduce(localSum, ReduceKind::Add);
-  Value offset = kb.fsub(clusterLogp, kb.fadd(maxValue, kb.log(sum)));
-  kb.strided(kb.index(clusterSize), [&](Value i) {
-    Value y = kb.fadd(kb.load(staged, {i}), offset);
+  logSoftmax(kb, clusterSize, localMax, clusterLogp, stagedValue, [&](Value i, Value offset) {
+    Value y = kb.fadd(stagedValue(i), offset);
     kb.store(y, out, {kb.add(base, i)});
   });
 }

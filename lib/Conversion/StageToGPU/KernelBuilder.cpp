@@ -219,6 +219,31 @@ Value KernelBuilder::sumSteps(Value first, Value end, Value step, Value init,
                  })[0];
 }
 
+SmallVector<Value> KernelBuilder::stridedLoadsFirst(
+    int64_t count, int64_t unroll, ValueRange init, const std::function<Value(Value)> &value,
+    const std::function<SmallVector<Value>(ValueRange, Value, Value)> &fold) {
+  const int64_t width = workgroupSize;
+  const int64_t blocks = count / (unroll * width);
+  SmallVector<Value> acc = forLoop(
+      index(0), index(blocks), index(1), init,
+      [&](Value block, ValueRange carried) -> SmallVector<Value> {
+        Value base = add(mul(block, index(unroll * width)), threadId());
+        SmallVector<Value> ids, loaded;
+        for (int64_t u = 0; u < unroll; ++u) {
+          ids.push_back(add(base, index(u * width)));
+          loaded.push_back(value(ids.back()));
+        }
+        SmallVector<Value> next(carried.begin(), carried.end());
+        for (int64_t u = 0; u < unroll; ++u)
+          next = fold(next, loaded[u], ids[u]);
+        return next;
+      });
+  return forLoop(add(index(blocks * unroll * width), threadId()), index(count), index(width),
+                 acc, [&](Value i, ValueRange carried) -> SmallVector<Value> {
+                   return fold(carried, value(i), i);
+                 });
+}
+
 void KernelBuilder::ifThen(Value cond, const std::function<void()> &then) {
   auto ifOp = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);

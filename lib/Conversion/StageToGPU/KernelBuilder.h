@@ -174,6 +174,15 @@ public:
   mlir::Value sumSteps(mlir::Value first, mlir::Value end, mlir::Value step,
                        mlir::Value init, int64_t unroll,
                        const std::function<mlir::Value(mlir::Value)> &term);
+  /// fold(acc, value(i), i) over i = threadId, threadId + W, ... < count, in
+  /// that order, `unroll` values a trip loaded before they are folded (a
+  /// one-workgroup walk over a vocabulary: its loads in flight together),
+  /// then the rest one a trip.
+  llvm::SmallVector<mlir::Value> stridedLoadsFirst(
+      int64_t count, int64_t unroll, mlir::ValueRange init,
+      const std::function<mlir::Value(mlir::Value)> &value,
+      const std::function<llvm::SmallVector<mlir::Value>(mlir::ValueRange, mlir::Value,
+                                                         mlir::Value)> &fold);
   /// Workgroup-wide reduction of one f32 per thread; every thread gets the
   /// result. Must be reached by all threads of the workgroup.
   mlir::Value reduce(mlir::Value partial, ReduceKind kind);

@@ -213,28 +213,9 @@ void buildKernel(stage::SampleOp op, KernelBuilder &kb) {
   };
   // 16 loads in flight a trip: at 4, embryo-1b's 32768-word walk took 24.5
   // us in one 512-thread workgroup on an H100 (16 dependent trips).
-  const int64_t width = kb.getWorkgroupSize(), unroll = 16;
-  const int64_t blocks = vocab / (unroll * width);
   SmallVector<Value> init = {negInf, kb.f32(float(vocab)), kb.f32(0.0f), kb.f32(0.0f)};
-  SmallVector<Value> acc = kb.forLoop(
-      kb.index(0), kb.index(blocks), kb.index(1), init,
-      [&](Value block, ValueRange carried) -> SmallVector<Value> {
-        Value base = kb.add(kb.mul(block, kb.index(unroll * width)), kb.threadId());
-        SmallVector<Value> ids, loaded;
-        for (int64_t u = 0; u < unroll; ++u) {
-          ids.push_back(kb.add(base, kb.index(u * width)));
-          loaded.push_back(kb.load(values, {ids.back()}));
-        }
-        SmallVector<Value> next(carried.begin(), carried.end());
-        for (int64_t u = 0; u < unroll; ++u)
-          next = step(next, loaded[u], ids[u]);
-        return next;
-      });
-  acc = kb.forLoop(kb.add(kb.index(blocks * unroll * width), kb.threadId()), kb.index(vocab),
-                   kb.index(width), acc,
-                   [&](Value i, ValueRange carried) -> SmallVector<Value> {
-                     return step(carried, kb.load(values, {i}), i);
-                   });
+  SmallVector<Value> acc = kb.stridedLoadsFirst(
+      vocab, /*unroll=*/16, init, [&](Value i) { return kb.load(values, {i}); }, step);
 
   // Across the workgroup: the maximum (and any NaN), then the lowest id at
   // it and the sum rescaled to it.

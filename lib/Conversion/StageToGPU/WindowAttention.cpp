@@ -83,20 +83,19 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
     if (op.getFold())
       ownFold = kb.load(kb.buffer(op.getFold()), {at});
   }
-  // The thread's scores u = t, t + W, ...: held in registers when few.
+  // The thread's scores u = t, t + W, ... of the row's slots: held in
+  // registers when few, those past the walk's keys left out.
   const int64_t keySlots = memrefSize(op.getScores(), 1);
-  const int64_t width = kb.getWorkgroupSize();
-  const int64_t heldCount = ceilDiv(keySlots, width);
-  const bool holdScores = heldCount <= kMaxHeldScores;
-  SmallVector<Value> heldKeys, heldValid, heldScores;
+  SmallVector<HeldElement> held;
+  if (ceilDiv(keySlots, kb.getWorkgroupSize()) <= kMaxHeldScores)
+    held = kb.held(keySlots);
+  const bool holdScores = !held.empty();
+  SmallVector<Value> heldValid, heldScores;
   Value localMax = kb.f32(kMostNegative);
   if (holdScores) {
-    for (int64_t k = 0; k < heldCount; ++k) {
-      Value u = kb.add(kb.threadId(), kb.index(k * width));
-      Value valid = kb.ult(u, walk.count);
-      Value at = kb.min(u, kb.index(keySlots - 1));
-      Value v = kb.load(scores, {head, at});
-      heldKeys.push_back(u);
+    for (const HeldElement &e : held) {
+      Value valid = kb.ult(e.index, walk.count);
+      Value v = kb.load(scores, {head, e.safe});
       heldValid.push_back(valid);
       heldScores.push_back(kb.select(valid, v, kb.f32(kMostNegative)));
     }
@@ -181,9 +180,9 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
   Value localSum;
   if (holdScores) {
     localSum = kb.f32(0.0f);
-    for (auto [u, valid, v] : llvm::zip(heldKeys, heldValid, heldScores)) {
+    for (auto [e, valid, v] : llvm::zip(held, heldValid, heldScores)) {
       Value w = kb.exp(kb.fsub(v, exponent));
-      kb.ifThen(valid, [&] { kb.store(w, weights, {u}); });
+      kb.ifThen(valid, [&, &e = e] { kb.store(w, weights, {e.index}); });
       localSum = kb.fadd(localSum, kb.select(valid, w, kb.f32(0.0f)));
     }
   } else {
