@@ -128,6 +128,12 @@ static cl::opt<std::string> headRowsItems(
              "needs subgroup arithmetic, else workgroup) | workgroup (the whole workgroup "
              "walks the rows 16 at a time) (default: subgroup)"),
     cl::init(""), cl::cat(kilnCategory));
+static cl::opt<std::string> matvecActivations(
+    "matvec-activations",
+    cl::desc("tuning: how mat-vecs and head_rows load their activations: vec4 (four "
+             "columns a load through a vector<4xf32> binding of the same buffer, where the "
+             "sizes allow) | scalar (one f32 a load) (default: vec4)"),
+    cl::init(""), cl::cat(kilnCategory));
 static cl::opt<std::string> matvecSums(
     "matvec-sums",
     cl::desc("tuning: how a mat-vec thread sums a row: lanes (four lane sums, added at the "
@@ -441,6 +447,9 @@ int main(int argc, char **argv) {
       return fail("--matvec-items must be workgroup or subgroup, not '" + matvecItems + "'");
     if (!twoWay(headRowsItems, "workgroup", "subgroup", pipeline.kernels.headRowsBySubgroup))
       return fail("--head-rows-items must be workgroup or subgroup, not '" + headRowsItems +
+                  "'");
+    if (!twoWay(matvecActivations, "scalar", "vec4", pipeline.kernels.vectorActivations))
+      return fail("--matvec-activations must be scalar or vec4, not '" + matvecActivations +
                   "'");
     // The per-format switches: the flag's word sets both formats.
     auto twoWayBoth = [&](const cl::opt<std::string> &flag, const char *off, const char *on,

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "DoryFarField.h"
 #include "KernelBuilder.h"
+#include "VectorViews.h"
 
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Stage/IR/StageFusion.h"
@@ -254,10 +255,21 @@ void buildFused(Block &body, stage::FusionForm form,
   }
 }
 
+/// Bindings a kernel may take: the runtime's plan verifier numbers them 0..31
+/// (runtime/src/plan/plan_verifier.cc).
+constexpr int64_t kMaxKernelBindings = 32;
+
+/// One kernel argument: a stage buffer, or its vector<4xf32> view
+/// (VectorViews.h).
+struct KernelArg {
+  Value buffer;
+  bool view = false;
+};
+
 /// The kernel of `dispatch` (its stages built by KernelBuilder) appended to
 /// `gpuModule` as `name`.
 gpu::GPUFuncOp buildKernelFunc(stage::DispatchOp dispatch, StringRef name,
-                               gpu::GPUModuleOp gpuModule, ArrayRef<Value> bindings,
+                               gpu::GPUModuleOp gpuModule, ArrayRef<KernelArg> bindings,
                                std::optional<stage::FusionForm> form,
                                ArrayRef<KernelShape> shapes, const KernelShape &shape,
                                const ConcurrentLayout &layout,
@@ -266,8 +278,8 @@ gpu::GPUFuncOp buildKernelFunc(stage::DispatchOp dispatch, StringRef name,
   OpBuilder builder(gpuModule.getBodyRegion());
   builder.setInsertionPointToEnd(gpuModule.getBody());
   SmallVector<Type> argTypes;
-  for (Value v : bindings)
-    argTypes.push_back(v.getType());
+  for (const KernelArg &arg : bindings)
+    argTypes.push_back(arg.view ? vectorViewType(arg.buffer) : arg.buffer.getType());
   Location loc = dispatch.getLoc();
   auto func = gpu::GPUFuncOp::create(builder,
       loc, name, builder.getFunctionType(argTypes, {}));
@@ -275,11 +287,12 @@ gpu::GPUFuncOp buildKernelFunc(stage::DispatchOp dispatch, StringRef name,
   func.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr(
       {static_cast<int32_t>(shape.workgroupSize), 1, 1}));
 
-  IRMapping mapping;
-  for (auto [index, v] : llvm::enumerate(bindings))
-    mapping.map(v, func.getArgument(index));
+  IRMapping mapping, views;
+  for (auto [index, arg] : llvm::enumerate(bindings))
+    (arg.view ? views : mapping).map(arg.buffer, func.getArgument(index));
   builder.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder kb(builder, loc, func, mapping, shape.workgroupSize, options);
+  kb.setVectorViews(&views);
   Operation *skipGuard = openSkipGuard(dispatch, kb);
   if (form) {
     buildFused(body, *form, shapes, layout, kb);
@@ -310,9 +323,29 @@ int64_t workgroupMemoryBytes(gpu::GPUFuncOp func) {
   return bytes;
 }
 
+/// `bindings` without the views the kernel `func` does not use or whose
+/// buffer it writes (two bindings of one range must not see each other's
+/// stores).
+SmallVector<KernelArg> usedViews(gpu::GPUFuncOp func, ArrayRef<KernelArg> bindings) {
+  SmallVector<KernelArg> kept;
+  for (auto [index, arg] : llvm::enumerate(bindings)) {
+    if (arg.view) {
+      if (func.getArgument(index).use_empty())
+        continue;
+      auto scalar = llvm::find_if(bindings, [&](const KernelArg &other) {
+        return !other.view && other.buffer == arg.buffer;
+      });
+      if (writesArgument(func, func.getArgument(scalar - bindings.begin())))
+        continue;
+    }
+    kept.push_back(arg);
+  }
+  return kept;
+}
+
 LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
-                            gpu::GPUModuleOp gpuModule,
-                            const StageToGPUOptions &options) {
+                            gpu::GPUModuleOp gpuModule, const StageToGPUOptions &options,
+                            llvm::DenseMap<Value, Value> &hostViews) {
   Block &body = dispatch.getBody().front();
   llvm::SetVector<Value> bindings;
   SmallVector<KernelShape> shapes;
@@ -328,9 +361,26 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
       return failure();
     shapes.push_back(*shape);
   }
+  Value flag = dispatch.getSkipFlag();
+  bool flagApart = flag && !bindings.contains(flag);
+  int64_t needed = bindings.size() + (flagApart ? 1 : 0);
+  if (needed > kMaxKernelBindings)
+    return dispatch.emitOpError("binds ")
+           << needed << " buffers; a kernel takes at most " << kMaxKernelBindings
+           << " (the runtime's plan verifier)";
+  SmallVector<KernelArg> args;
+  for (Value v : bindings)
+    args.push_back({v});
+  // Vector views of activation buffers, after the stage operands, as many as
+  // the binding limit leaves room for.
+  for (Value v : vectorViewCandidates(body, options))
+    if (needed < kMaxKernelBindings) {
+      args.push_back({v, /*view=*/true});
+      ++needed;
+    }
   // Dory's early exit: the skip flag is the kernel's last binding.
-  if (Value flag = dispatch.getSkipFlag())
-    bindings.insert(flag);
+  if (flagApart)
+    args.push_back({flag});
   std::optional<stage::FusionForm> form;
   if (std::optional<StringRef> text = dispatch.getFusion())
     form = stage::parseFusionForm(*text);
@@ -347,8 +397,13 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
   }
 
   Location loc = dispatch.getLoc();
-  gpu::GPUFuncOp func = buildKernelFunc(dispatch, name, gpuModule, bindings.getArrayRef(),
-                                        form, shapes, shape, layout, options);
+  gpu::GPUFuncOp func =
+      buildKernelFunc(dispatch, name, gpuModule, args, form, shapes, shape, layout, options);
+  if (SmallVector<KernelArg> kept = usedViews(func, args); kept.size() != args.size()) {
+    func.erase();
+    args = std::move(kept);
+    func = buildKernelFunc(dispatch, name, gpuModule, args, form, shapes, shape, layout, options);
+  }
   if (int64_t limit = options.maxWorkgroupMemoryBytes; limit > 0) {
     int64_t bytes = workgroupMemoryBytes(func);
     // Sums taken beside the dots widen the closing reduction; reduced before
@@ -360,8 +415,8 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
       narrower.matvecNormAfterDots = {};
       narrower.matvecSlerpAfterDots = false;
       func.erase();
-      func = buildKernelFunc(dispatch, name, gpuModule, bindings.getArrayRef(), form,
-                             shapes, shape, layout, narrower);
+      func = buildKernelFunc(dispatch, name, gpuModule, args, form, shapes, shape, layout,
+                             narrower);
       bytes = workgroupMemoryBytes(func);
     }
     if (bytes > limit)
@@ -376,10 +431,16 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
     return arith::ConstantIndexOp::create(host, loc, v).getResult();
   };
   Value one = dim(1);
+  SmallVector<Value> operands;
+  for (const KernelArg &arg : args) {
+    operands.push_back(arg.view ? hostVectorView(arg.buffer, hostViews) : arg.buffer);
+    if (!operands.back())
+      return dispatch.emitOpError("cannot add a vector view of a host-function argument");
+  }
   auto launch = gpu::LaunchFuncOp::create(host,
       loc, func, gpu::KernelDim3{dim(shape.workgroups), one, one},
       gpu::KernelDim3{dim(shape.workgroupSize), one, one},
-      /*dynamicSharedMemorySize=*/Value(), bindings.getArrayRef());
+      /*dynamicSharedMemorySize=*/Value(), operands);
   // The fusion pass's estimate travels to the plan (kiln-run --profile).
   if (Attribute estimate = dispatch->getAttr(stage::kEstimatedMicrosAttr))
     launch->setAttr(stage::kEstimatedMicrosAttr, estimate);
@@ -414,6 +475,7 @@ LogicalResult convertStagesToGPU(ModuleOp module,
   auto gpuModule = gpu::GPUModuleOp::create(builder, module.getLoc(), "kiln_kernels");
 
   llvm::StringSet<> used;
+  llvm::DenseMap<Value, Value> hostViews;
   int64_t counter = 0;
   for (stage::DispatchOp dispatch : dispatches) {
     std::string name = dispatch.getKernelName()
@@ -423,7 +485,7 @@ LogicalResult convertStagesToGPU(ModuleOp module,
     std::string unique = name;
     for (int suffix = 1; !used.insert(unique).second; ++suffix)
       unique = name + "_" + std::to_string(suffix);
-    if (failed(lowerDispatch(dispatch, unique, gpuModule, options)))
+    if (failed(lowerDispatch(dispatch, unique, gpuModule, options, hostViews)))
       return failure();
   }
   return success();
@@ -454,6 +516,7 @@ struct ConvertStageToGPUPass
     options.matvecGridLimit = matvecGridLimit;
     options.matvecSlerpAfterDots = matvecSlerpAfterDots;
     options.headRowsBySubgroup = headRowsBySubgroup;
+    options.vectorActivations = vectorActivations;
     options.maxWorkgroupMemoryBytes = maxWorkgroupMemoryBytes;
     return options;
   }

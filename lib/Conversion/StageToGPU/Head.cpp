@@ -131,6 +131,16 @@ static void logSoftmaxInPlace(KernelBuilder &kb, Value out, Value base,
       });
 }
 
+/// The hidden state the head's rows multiply: f32 loads, and vector loads
+/// where the kernel has a vector view of it.
+static Activation hiddenActivation(stage::HeadRowsOp op, KernelBuilder &kb) {
+  Value x = kb.buffer(op.getInput());
+  Activation hidden{[&kb, x](Value c) { return kb.load(x, {c}); }};
+  if (Value view = kb.vectorView(op.getInput()))
+    hidden.quad = [&kb, view](Value q) { return kb.load(view, {q}); };
+  return hidden;
+}
+
 /// An open cluster by subgroups: subgroup s computes row blocks s, s + S,
 /// ... of kHeadRowsSubgroupBatch rows, its lanes side by side along each row
 /// (one subgroup reduction a block), and parks the values in workgroup
@@ -152,7 +162,6 @@ static void openClusterBySubgroups(stage::HeadRowsOp op, KernelBuilder &kb, Valu
   Value firstBlock = kb.subgroupId();
   Value blockStep = kb.numSubgroups();
   SmallVector<unsigned> inputOf(batch, 0);
-  std::function<Value(Value)> input = [&](Value c) { return kb.load(x, {c}); };
   kb.forLoop(firstBlock, kb.index(blocks), blockStep, [&](Value block) {
     Value first = kb.mul(block, kb.index(batch));
     SmallVector<std::pair<Value, Value>> weightRows;
@@ -165,8 +174,8 @@ static void openClusterBySubgroups(stage::HeadRowsOp op, KernelBuilder &kb, Valu
       weightRows.push_back({rows, kb.add(base, i)});
     }
     SmallVector<Value> totals = kb.subgroupSumMany(stridedRowDots(
-        kb, op.getFormat(), hidden, weightRows, lane, kb.index(groups), lanes, {input},
-        inputOf, kHeadRowLoadsInFlight));
+        kb, op.getFormat(), hidden, weightRows, lane, kb.index(groups), lanes,
+        {hiddenActivation(op, kb)}, inputOf, kHeadRowLoadsInFlight));
     for (int64_t r = 0; r < batch; ++r) {
       Value i = kb.add(first, kb.index(r));
       // One op a statement: the IR must not depend on argument order.
@@ -287,13 +296,14 @@ void buildKernel(stage::HeadRowsOp op, KernelBuilder &kb) {
             kb.index(0), kb.index(items), kb.index(1), {kb.f32(-3.4e38f)},
             [&](Value item, ValueRange carried) -> SmallVector<Value> {
               Value first = kb.mul(item, kb.index(perItem));
-              SmallVector<Value> rowIds;
+              SmallVector<std::pair<Value, Value>> weightRows;
               for (int64_t r = 0; r < perItem; ++r)
-                rowIds.push_back(kb.add(
-                    base, kb.min(kb.add(first, kb.index(r)), kb.index(clusterSize - 1))));
+                weightRows.push_back({rows, kb.add(base, kb.min(kb.add(first, kb.index(r)),
+                                                                kb.index(clusterSize - 1)))});
+              SmallVector<unsigned> inputOf(perItem, 0);
               SmallVector<Value> totals = kb.reduceMany(stridedRowDots(
-                  kb, op.getFormat(), hidden, rows, rowIds, tid, kb.index(groups),
-                  kb.getWorkgroupSize(), [&](Value c) { return kb.load(x, {c}); },
+                  kb, op.getFormat(), hidden, weightRows, tid, kb.index(groups),
+                  kb.index(kb.getWorkgroupSize()), {hiddenActivation(op, kb)}, inputOf,
                   kHeadRowLoadsInFlight));
               Value m = carried[0];
               for (int64_t r = 0; r < perItem; ++r) {
@@ -304,8 +314,8 @@ void buildKernel(stage::HeadRowsOp op, KernelBuilder &kb) {
                                                kb.rem(i, kb.index(kb.getWorkgroupSize())), tid));
                 Value v = totals[r];
                 if (op.getRowScale())
-                  v = kb.fmul(v, kb.load(kb.buffer(op.getRowScale()), {rowIds[r]}));
-                kb.ifThen(mine, [&] { kb.store(v, out, {rowIds[r]}); });
+                  v = kb.fmul(v, kb.load(kb.buffer(op.getRowScale()), {weightRows[r].second}));
+                kb.ifThen(mine, [&] { kb.store(v, out, {weightRows[r].second}); });
                 m = kb.select(mine, kb.fmax(m, v), m);
               }
               return {m};

@@ -25,6 +25,13 @@ Value KernelBuilder::i32(int32_t value) {
 Value KernelBuilder::f32(float value) {
   return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
 }
+Value KernelBuilder::f32Like(float value, Value like) {
+  auto vector = dyn_cast<VectorType>(like.getType());
+  if (!vector)
+    return f32(value);
+  return arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(vector, b.getF32FloatAttr(value)));
+}
 
 Value KernelBuilder::threadId() {
   return gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
@@ -85,7 +92,7 @@ Value KernelBuilder::log(Value a) { return math::LogOp::create(b, loc, a); }
 Value KernelBuilder::sqrt(Value a) { return math::SqrtOp::create(b, loc, a); }
 Value KernelBuilder::rsqrt(Value a) { return math::RsqrtOp::create(b, loc, a); }
 Value KernelBuilder::sigmoid(Value a) {
-  Value one = f32(1.0f);
+  Value one = f32Like(1.0f, a);
   return fdiv(one, fadd(one, exp(arith::NegFOp::create(b, loc, a))));
 }
 Value KernelBuilder::silu(Value a) { return fmul(a, sigmoid(a)); }
@@ -520,6 +527,29 @@ KernelBuilder::packedGroupInputs(Value group, stage::MatrixFormat format, int64_
   for (int64_t k = 0; k < 4; ++k)
     xs.push_back(vector::FromElementsOp::create(b,
         loc, vecF32, ValueRange{x(k), x(4 + k), x(8 + k), x(12 + k)}));
+  return xs;
+}
+
+SmallVector<Value>
+KernelBuilder::packedGroupQuads(Value group, stage::MatrixFormat format,
+                                const std::function<Value(Value)> &quad) {
+  int64_t quads = format == stage::MatrixFormat::f16 ? 2 : 4;
+  Value first = mul(group, index(quads));
+  SmallVector<Value> loaded;
+  for (int64_t q = 0; q < quads; ++q)
+    loaded.push_back(quad(add(first, index(q))));
+  if (format == stage::MatrixFormat::f16)
+    return {vector::ShuffleOp::create(b, loc, loaded[0], loaded[1], ArrayRef<int64_t>{0, 2, 4, 6}),
+            vector::ShuffleOp::create(b, loc, loaded[0], loaded[1], ArrayRef<int64_t>{1, 3, 5, 7})};
+  // Vector k: column k of each quad (byte k of each word).
+  auto vecF32 = VectorType::get({4}, b.getF32Type());
+  SmallVector<Value> xs;
+  for (int64_t k = 0; k < 4; ++k) {
+    SmallVector<Value> columns;
+    for (Value q : loaded)
+      columns.push_back(vector::ExtractOp::create(b, loc, q, k));
+    xs.push_back(vector::FromElementsOp::create(b, loc, vecF32, columns));
+  }
   return xs;
 }
 

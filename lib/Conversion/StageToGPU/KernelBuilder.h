@@ -58,6 +58,13 @@ public:
   mlir::Value buffer(mlir::Value stageOperand) const {
     return buffers.lookup(stageOperand);
   }
+  /// The vector<4xf32> view of a stage operand's buffer (a second binding of
+  /// the same range, StageToGPUOptions::vectorActivations), or null where the
+  /// kernel has none.
+  mlir::Value vectorView(mlir::Value stageOperand) const {
+    return views ? views->lookupOrNull(stageOperand) : mlir::Value();
+  }
+  void setVectorViews(const mlir::IRMapping *viewArgs) { views = viewArgs; }
   int64_t getWorkgroupSize() const { return workgroupSize; }
   /// How kernels are shaped (the pass's options).
   const StageToGPUOptions &options() const { return kernelOptions; }
@@ -66,6 +73,8 @@ public:
   mlir::Value index(int64_t value);
   mlir::Value i32(int32_t value);
   mlir::Value f32(float value);
+  /// `value` as a constant of `like`'s type: a splat where it is a vector.
+  mlir::Value f32Like(float value, mlir::Value like);
 
   // Thread coordinates (index typed).
   mlir::Value threadId();
@@ -219,6 +228,12 @@ public:
   llvm::SmallVector<mlir::Value>
   packedGroupInputs(mlir::Value group, stage::MatrixFormat format, int64_t columns,
                     const std::function<mlir::Value(mlir::Value)> &input);
+  /// The same from `quad(q)`, columns 4q .. 4q + 3 as one vector<4xf32>:
+  /// two (f16) or four (q8_2f) vector loads instead of 8 or 16 scalar ones,
+  /// rearranged in registers. The group must lie within the columns.
+  llvm::SmallVector<mlir::Value>
+  packedGroupQuads(mlir::Value group, stage::MatrixFormat format,
+                   const std::function<mlir::Value(mlir::Value)> &quad);
   /// `sum` plus the products of one loaded group `words` with its
   /// activations `inputs` (packedGroupInputs): four lane sums where `sum` is
   /// a vector<4xf32>, one multiply-add chain where it is an f32.
@@ -237,6 +252,7 @@ private:
 
   mlir::gpu::GPUFuncOp func;
   const mlir::IRMapping &buffers;
+  const mlir::IRMapping *views = nullptr;
   int64_t workgroupSize;
   bool subgroupReduce;
   const StageToGPUOptions &kernelOptions;
@@ -296,6 +312,16 @@ stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format, int64_t columns,
 struct ColumnSums {
   int64_t count;
   std::function<llvm::SmallVector<mlir::Value>(mlir::Value)> terms;
+  /// Where set, the same `count` values each summed over columns 4q .. 4q + 3
+  /// (vector loads), used where the columns fill every group.
+  std::function<llvm::SmallVector<mlir::Value>(mlir::Value)> quadTerms = {};
+};
+/// An activation stridedRowDots dots rows with: `at(c)` its value at column
+/// c; `quad(q)`, where set, columns 4q .. 4q + 3 as one vector<4xf32>
+/// (KernelBuilder::packedGroupQuads), used where the columns fill every group.
+struct Activation {
+  std::function<mlir::Value(mlir::Value)> at;
+  std::function<mlir::Value(mlir::Value)> quad = {};
 };
 /// The same where row i multiplies inputs[inputOf[i]] (mat-vecs of one
 /// kernel with their own activations: each formed once a group). A row with
@@ -306,7 +332,7 @@ llvm::SmallVector<mlir::Value>
 stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format, int64_t columns,
                llvm::ArrayRef<std::pair<mlir::Value, mlir::Value>> rows, mlir::Value start,
                mlir::Value end, mlir::Value step,
-               llvm::ArrayRef<std::function<mlir::Value(mlir::Value)>> inputs,
+               llvm::ArrayRef<Activation> inputs,
                llvm::ArrayRef<unsigned> inputOf, int64_t loadsInFlight,
                llvm::ArrayRef<ColumnSums> extras = {},
                llvm::ArrayRef<int> secondInputOf = {});

@@ -61,14 +61,14 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
                                   const std::function<Value(Value)> &input,
                                   int64_t loadsInFlight) {
   SmallVector<unsigned> inputOf(rows.size(), 0);
-  return stridedRowDots(kb, format, columns, rows, start, end, kb.index(step), {input}, inputOf,
-                        loadsInFlight);
+  return stridedRowDots(kb, format, columns, rows, start, end, kb.index(step),
+                        {Activation{input}}, inputOf, loadsInFlight);
 }
 
 SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
                                   int64_t columns, ArrayRef<std::pair<Value, Value>> rows,
                                   Value start, Value end, Value step,
-                                  ArrayRef<std::function<Value(Value)>> inputs,
+                                  ArrayRef<Activation> inputs,
                                   ArrayRef<unsigned> inputOf, int64_t loadsInFlight,
                                   ArrayRef<ColumnSums> extras,
                                   ArrayRef<int> secondInputOf) {
@@ -84,6 +84,8 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
   for (const ColumnSums &e : extras)
     extraCount += e.count;
   int64_t width = format == stage::MatrixFormat::f16 ? 8 : 16;
+  // Vector loads only where no group runs past the columns.
+  bool wholeGroups = columns % width == 0;
   int64_t unroll = std::max<int64_t>(1, loadsInFlight / count);
   bool scalarSums = kb.options().matvecScalarSums.of(format);
   auto vecF32 = VectorType::get({4}, b.getF32Type());
@@ -114,8 +116,10 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
     SmallVector<Value> sums(carried.begin(), carried.end());
     for (int64_t u = 0; u < groups; ++u) {
       SmallVector<SmallVector<Value>> xs;
-      for (const std::function<Value(Value)> &input : inputs)
-        xs.push_back(kb.packedGroupInputs(groupIds[u], format, columns, input));
+      for (const Activation &input : inputs)
+        xs.push_back(input.quad && wholeGroups
+                         ? kb.packedGroupQuads(groupIds[u], format, input.quad)
+                         : kb.packedGroupInputs(groupIds[u], format, columns, input.at));
       for (int64_t r = 0; r < count; ++r)
         sums[r] = kb.packedGroupDotInputs(words[u][r], xs[inputOf[r]], sums[r], format);
       for (auto [k, r] : llvm::enumerate(secondRows))
@@ -127,6 +131,17 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
       Value base = kb.mul(groupIds[u], kb.index(width));
       int64_t first = dotCount;
       for (const ColumnSums &e : extras) {
+        if (e.quadTerms && wholeGroups) {
+          Value firstQuad = kb.mul(groupIds[u], kb.index(width / 4));
+          for (int64_t q = 0; q < width / 4; ++q) {
+            SmallVector<Value> values = e.quadTerms(kb.add(firstQuad, kb.index(q)));
+            assert(int64_t(values.size()) == e.count && "ColumnSums::count disagrees");
+            for (auto [k, term] : llvm::enumerate(values))
+              sums[first + k] = kb.fadd(sums[first + k], term);
+          }
+          first += e.count;
+          continue;
+        }
         for (int64_t j = 0; j < width; ++j) {
           Value column = kb.add(base, kb.index(j));
           SmallVector<Value> values =
@@ -213,6 +228,10 @@ public:
     up = op.getUp() ? kb.buffer(op.getUp()) : Value();
     out = kb.buffer(op.getOut());
     colScale = op.getColScale() ? kb.buffer(op.getColScale()) : Value();
+    inputView = kb.vectorView(op.getInput());
+    normView = op.getNorm() ? kb.vectorView(op.getNorm()) : Value();
+    upView = op.getUp() ? kb.vectorView(op.getUp()) : Value();
+    colScaleView = op.getColScale() ? kb.vectorView(op.getColScale()) : Value();
     if (op.getNorm()) {
       norm = kb.buffer(op.getNorm());
       // After the dots: 1/rms scales the row totals, its mean square summed
@@ -431,6 +450,36 @@ public:
     return x;
   }
 
+  /// Whether inputQuad can form the activations: every buffer they read has
+  /// a vector view, and no slerp (its hidden state is formed column by column).
+  bool hasQuads() const {
+    return inputView && (!norm || normView) && (!up || upView) &&
+           (!colScale || colScaleView) && !update && !slerpAfter;
+  }
+
+  /// inputAt's activations at columns 4q .. 4q + 3, from vector loads (the
+  /// same operations in the same order, lane by lane).
+  Value inputQuad(Value quad) {
+    auto splat = [&](Value scalar) {
+      return vector::BroadcastOp::create(kb.b, kb.loc, VectorType::get({4}, kb.b.getF32Type()),
+                                         scalar).getResult();
+    };
+    Value x = kb.load(inputView, {quad});
+    if (norm) {
+      Value w = kb.load(normView, {quad});
+      if (op.getNormZeroCentered())
+        w = kb.fadd(w, kb.f32Like(1.0f, w));
+      x = kb.fmul(normAfter ? x : kb.fmul(x, splat(invRms)), w);
+    }
+    if (up)
+      x = kb.fmul(kb.silu(x), kb.load(upView, {quad}));
+    if (colScale) {
+      Value at = colBase ? kb.add(kb.div(colBase, kb.index(4)), quad) : quad;
+      x = kb.fmul(x, kb.load(colScaleView, {at}));
+    }
+    return x;
+  }
+
   /// This thread's partials of the item's rows of one mat-vec, or of several
   /// that walk the same items (sameItems): one pass over the columns, every
   /// row's loads in flight together, each mat-vec's activations formed once
@@ -442,7 +491,7 @@ public:
   /// after the rows') and adds the slerp's five sums. totals() takes them back.
   static SmallVector<Value> partials(MutableArrayRef<MatVecRows> matvecs,
                                      ArrayRef<Item> items) {
-    SmallVector<std::function<Value(Value)>> inputs;
+    SmallVector<Activation> inputs;
     SmallVector<ColumnSums> extras;
     SmallVector<unsigned> inputOfMatvec, inputOfRow;
     SmallVector<int> secondOfMatvec, secondOfRow;
@@ -465,12 +514,19 @@ public:
       };
       m.sumsIndex = -1;
       if (m.normAfter) {
-        Value in = m.input;
+        Value in = m.input, view = m.inputView;
+        ColumnSums squares{1, [kb, in](Value column) -> SmallVector<Value> {
+                             Value x = kb->load(in, {column});
+                             return {kb->fmul(x, x)};
+                           }};
+        if (view)
+          squares.quadTerms = [kb, view](Value quad) -> SmallVector<Value> {
+            Value x = kb->load(view, {quad});
+            return {vector::ReductionOp::create(kb->b, kb->loc, vector::CombiningKind::ADD,
+                                                kb->fmul(x, x))};
+          };
         sumsFor([&](const MatVecRows &o) { return o.normAfter && o.sameNorm(m); },
-                {1, [kb, in](Value column) -> SmallVector<Value> {
-                   Value x = kb->load(in, {column});
-                   return {kb->fmul(x, x)};
-                 }});
+                std::move(squares));
       }
       if (m.slerpAfter) {
         MatVecRows *self = &m;
@@ -487,11 +543,15 @@ public:
       if (input == inputs.size()) {
         MatVecRows *self = &m;
         if (m.slerpAfter) {
-          inputs.push_back([self](Value column) { return self->slerpPartAt(column, false); });
+          inputs.push_back(
+              {[self](Value column) { return self->slerpPartAt(column, false); }});
           second = inputs.size();
-          inputs.push_back([self](Value column) { return self->slerpPartAt(column, true); });
+          inputs.push_back({[self](Value column) { return self->slerpPartAt(column, true); }});
         } else {
-          inputs.push_back([self](Value column) { return self->inputAt(column); });
+          Activation activation{[self](Value column) { return self->inputAt(column); }};
+          if (m.hasQuads())
+            activation.quad = [self](Value quad) { return self->inputQuad(quad); };
+          inputs.push_back(std::move(activation));
         }
       }
       inputOfMatvec.push_back(input);
@@ -711,6 +771,8 @@ private:
   int64_t rows, splitK, groups, perChunk;
   Value weight, input, up, out, colScale, rowBase, colBase;
   Value norm, invRms;
+  /// vector<4xf32> views of the activation buffers (KernelBuilder::vectorView).
+  Value inputView, normView, upView, colScaleView;
   /// A slerp's operands and factors (slerpScales).
   Value update, alpha, hiddenScale, updateScale;
 };

@@ -21,6 +21,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/SymbolTable.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -653,7 +654,12 @@ LogicalResult PlanWriter::readProgram(func::FuncOp func, const std::vector<Logic
       BufferAccess access{buffer, offset, size, planKernel.access[b].reads,
                           planKernel.access[b].writes};
       dispatch.accesses.push_back(access);
-      program.bytesPerCall += size;
+      // A range bound twice (an activation's vector view beside its f32
+      // binding) is read once.
+      bool seen = std::find(planKernel.ranges.begin(), planKernel.ranges.begin() + b,
+                            planKernel.ranges[b]) != planKernel.ranges.begin() + b;
+      if (!seen)
+        program.bytesPerCall += size;
     }
     program.dispatches.push_back(std::move(dispatch));
   }

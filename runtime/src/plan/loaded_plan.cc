@@ -2,7 +2,10 @@
 
 #include "plan/plan_verifier.h"
 
+#include <algorithm>
 #include <new>
+#include <tuple>
+#include <vector>
 
 namespace kiln::rt {
 namespace kp = kiln::plan;
@@ -44,9 +47,17 @@ uint64_t LoadedPlan::boundBytes(uint32_t kernel) const {
   uint64_t total = 0;
   if (!k->bindings())
     return 0;
+  // A range bound twice (a kernel's vector view of an activation buffer beside
+  // its f32 binding) is counted once.
+  std::vector<std::tuple<uint32_t, uint64_t, uint64_t>> seen;
   for (const kp::Binding *binding : *k->bindings()) {
     uint64_t size = root_->buffers()->Get(binding->buffer())->byte_size();
-    total += binding->byte_range() ? binding->byte_range() : size - binding->byte_offset();
+    uint64_t bytes = binding->byte_range() ? binding->byte_range() : size - binding->byte_offset();
+    std::tuple<uint32_t, uint64_t, uint64_t> range{binding->buffer(), binding->byte_offset(), bytes};
+    if (std::find(seen.begin(), seen.end(), range) != seen.end())
+      continue;
+    seen.push_back(range);
+    total += bytes;
   }
   return total;
 }

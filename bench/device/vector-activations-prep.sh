@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Prepares one device session's A/B of mat-vec activations read as vec4s
+# (StageToGPUOptions::vectorActivations, issue 17; docs/performance.md, ninth
+# session): A = `--matvec-activations scalar`, B = the default (vec4), both
+# from BUILD, h200 target; the tiny parity set with B's plans; vkprobe. Then
+# on the GPU machine (about 6 minutes):
+#   bash DIR/vector-activations-run.sh DIR OUT_DIR
+# which writes OUT/parity.txt (tiny set against the CPU reference, vkprobe's
+# mat-vecs on the 1B shapes), OUT/embryo.txt (tg128 A/B, each kernel alone for
+# A and B) and OUT/dory.txt (kiln-bench --seek at the start and 4,096, A/B).
+#
+#   bench/device/vector-activations-prep.sh BUILD DIR
+set -euo pipefail
+usage="usage: vector-activations-prep.sh BUILD DIR"
+b=${1:?$usage}; dir=${2:?$usage}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+rm -rf "$dir"; mkdir -p "$dir"/{bin,plans,cfg,tiny}
+cp "$b"/bin/{kiln-run,kiln-bench,kiln-synth} "$dir/bin/"
+cp "$root/../shared/tools/vkprobe/vkprobe" "$dir/bin/" 2>/dev/null || echo "prep: no vkprobe"
+cp "$here/vector-activations-run.sh" "$dir/"
+cp "$root"/examples/{embryo-1b,dory-1b-32k,embryo-tiny,dory-tiny}.json "$dir/cfg/"
+edit=$root/test/e2e/Inputs/edit_config.py
+python3 "$edit" "$root/examples/dory-tiny.json" "$dir/cfg/dory-tiny-odd.json" \
+  loop.exit_threshold=0.05 hidden_size=70 intermediate_size=90 head_dim=10 num_q_heads=6 num_kv_heads=2
+python3 "$edit" "$root/examples/embryo-tiny.json" "$dir/cfg/embryo-tiny-odd.json" moe=DEL \
+  hidden_size=69 anchor.head_dim=13 anchor.rotary_dim=6 gdn.head_k_dim=13 gdn.head_v_dim=11 \
+  num_clusters=15 cluster_size=17 vocab_size=255
+compile() { "$b/bin/kiln-compile" --quiet "$1" --cost-target h200 "${@:2}"; }
+for f in f16 q8_2f; do
+  echo "prep: $f"
+  for c in embryo-1b dory-1b-32k; do
+    compile "$dir/cfg/$c.json" --weight-format "$f" --matvec-activations scalar \
+      -o "$dir/plans/$c.$f.A.kplan"
+    compile "$dir/cfg/$c.json" --weight-format "$f" -o "$dir/plans/$c.$f.B.kplan"
+  done
+  for c in embryo-tiny embryo-tiny-odd dory-tiny dory-tiny-odd; do
+    compile "$dir/cfg/$c.json" --weight-format "$f" -o "$dir/tiny/$c.$f.kplan"
+  done
+done
+du -sh "$dir"

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Runs what vector-activations-prep.sh prepared, on the GPU machine (about 6 minutes).
+#   bash DIR/vector-activations-run.sh DIR OUT_DIR
+set -uo pipefail
+dir=${1:?usage: vector-activations-run.sh DIR OUT_DIR}; out=${2:?usage: vector-activations-run.sh DIR OUT_DIR}
+mkdir -p "$out"
+bin=$dir/bin
+start=$(date +%s)
+{
+  for p in "$dir"/tiny/*.kplan; do
+    n=$(basename "$p" .kplan); c=${n%%.*}; f=${n#*.}
+    "$bin/kiln-synth" --config "$dir/cfg/$c.json" --format "$f" --quiet -o /tmp/w.st > /dev/null
+    echo "$n: $(timeout 25 "$bin/kiln-run" "$p" --weights /tmp/w.st --prompt 1,2,3,4,5,6,7,8,9,10,11,12,13 \
+      --max-new 48 --check-reference "$dir/cfg/$c.json" 2>&1 | grep -E 'check-reference|rror' | tr '\n' ' ')"
+  done
+  [ -x "$bin/vkprobe" ] && VKPROBE_BUDGET_S=40 VKPROBE_MATVEC=2048x2048,6144x2048,5632x2048,2048x5632,32768x2048 \
+    timeout 60 "$bin/vkprobe" 2>&1 | grep -E '^READ_BW|^DISPATCH barrier|^MATVEC|^DEVICE'
+  echo "parity and probes: $(( $(date +%s) - start )) s"
+} > "$out/parity.txt" 2>&1
+{
+  for f in f16 q8_2f; do
+    "$bin/kiln-synth" --config "$dir/cfg/embryo-1b.json" --format "$f" --quiet -o /tmp/we.st > /dev/null
+    timeout 100 "$bin/kiln-bench" "$dir"/plans/embryo-1b.$f.{A,B}.kplan --weights /tmp/we.st \
+      -p 0 -n 128 -r 3 --read-bandwidth 4530
+    for s in A B; do
+      echo "== kernels $f $s"
+      timeout 60 "$bin/kiln-bench" kernels "$dir/plans/embryo-1b.$f.$s.kplan" --weights /tmp/we.st \
+        -r 10 --position 256 --read-bandwidth 4530 | grep -E 'layers_(0|3|7)_|head_rows|^total'
+    done
+  done
+  echo "embryo: $(( $(date +%s) - start )) s"
+} > "$out/embryo.txt" 2>&1
+{
+  for f in f16 q8_2f; do
+    "$bin/kiln-synth" --config "$dir/cfg/dory-1b-32k.json" --format "$f" --quiet -o /tmp/wd.st > /dev/null
+    timeout 100 "$bin/kiln-bench" "$dir"/plans/dory-1b-32k.$f.{A,B}.kplan --weights /tmp/wd.st \
+      -p 0 -n 64 -r 2 --positions 4096 --seek
+    echo "== kernels $f B"
+    timeout 60 "$bin/kiln-bench" kernels "$dir/plans/dory-1b-32k.$f.B.kplan" --weights /tmp/wd.st \
+      -r 5 --position 256 --read-bandwidth 4530 | grep -E 'layers_(0|1)_|head|^total'
+  done
+  echo "dory: $(( $(date +%s) - start )) s"
+} > "$out/dory.txt" 2>&1
+rm -f /tmp/w.st /tmp/we.st /tmp/wd.st
+cat "$out/parity.txt"

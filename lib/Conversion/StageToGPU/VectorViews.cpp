@@ -1,0 +1,88 @@
+//===- VectorViews.cpp - vector<4xf32> bindings of activation buffers -----===//
+#include "VectorViews.h"
+
+#include "kiln/Dialect/Stage/IR/StageOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+
+namespace kiln {
+
+static int64_t groupColumns(stage::MatrixFormat format) {
+  return format == stage::MatrixFormat::f16 ? 8 : 16;
+}
+
+/// A 1-D, identity-layout f32 buffer of a whole number of vec4s that is an
+/// argument of a func.func (the host function the plan writer reads).
+static bool viewable(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  if (!type || type.getRank() != 1 || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
+      !type.getElementType().isF32() || type.getDimSize(0) % 4 != 0)
+    return false;
+  auto arg = dyn_cast<BlockArgument>(v);
+  return arg && isa<func::FuncOp>(arg.getOwner()->getParentOp());
+}
+
+SmallVector<Value> vectorViewCandidates(Block &body, const StageToGPUOptions &options) {
+  if (!options.vectorActivations)
+    return {};
+  llvm::SetVector<Value> views;
+  for (Operation &op : body) {
+    if (auto matvec = dyn_cast<stage::MatVecOp>(op)) {
+      if (matvec.getSlerpUpdate() || matvec.getColumns() % groupColumns(matvec.getFormat()))
+        continue;
+      SmallVector<Value> reads = {matvec.getInput()};
+      for (Value v : {matvec.getNorm(), matvec.getUp(), matvec.getColScale()})
+        if (v)
+          reads.push_back(v);
+      // The activations come from views only when every buffer has one.
+      if (llvm::all_of(reads, viewable))
+        views.insert(reads.begin(), reads.end());
+    } else if (auto head = dyn_cast<stage::HeadRowsOp>(op)) {
+      Value hidden = head.getInput();
+      if (cast<MemRefType>(hidden.getType()).getDimSize(0) % groupColumns(head.getFormat()) ==
+              0 &&
+          viewable(hidden))
+        views.insert(hidden);
+    }
+  }
+  return views.takeVector();
+}
+
+MemRefType vectorViewType(Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  auto quad = VectorType::get({4}, type.getElementType());
+  return MemRefType::get({type.getDimSize(0) / 4}, quad, MemRefLayoutAttrInterface(),
+                         type.getMemorySpace());
+}
+
+Value hostVectorView(Value buffer, llvm::DenseMap<Value, Value> &made) {
+  if (Value view = made.lookup(buffer))
+    return view;
+  auto arg = cast<BlockArgument>(buffer);
+  auto func = cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  unsigned index = func.getNumArguments();
+  if (failed(func.insertArgument(index, vectorViewType(buffer),
+                                 func.getArgAttrDict(arg.getArgNumber()), arg.getLoc())))
+    return Value();
+  Value view = func.getArgument(index);
+  made[buffer] = view;
+  return view;
+}
+
+bool writesArgument(gpu::GPUFuncOp func, Value arg) {
+  bool writes = false;
+  func.walk([&](MemoryEffectOpInterface op) {
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    op.getEffectsOnValue(arg, effects);
+    writes |= llvm::any_of(effects, [](const MemoryEffects::EffectInstance &e) {
+      return isa<MemoryEffects::Write>(e.getEffect());
+    });
+  });
+  return writes;
+}
+
+} // namespace kiln
