@@ -3,7 +3,7 @@
 # (StageToGPUOptions::vectorActivations, issue 17; docs/performance.md, ninth
 # session): A = `--matvec-activations scalar`, B = the default (vec4), both
 # from BUILD, h200 target; the tiny parity set with B's plans; vkprobe. Then
-# on the GPU machine (about 6 minutes):
+# on the GPU machine (about 4 minutes):
 #   bash DIR/vector-activations-run.sh DIR OUT_DIR
 # which writes OUT/parity.txt (tiny set against the CPU reference, vkprobe's
 # mat-vecs on the 1B shapes), OUT/embryo.txt (tg128 A/B, each kernel alone for

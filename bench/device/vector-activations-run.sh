@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs what vector-activations-prep.sh prepared, on the GPU machine (about 6 minutes).
+# Runs what vector-activations-prep.sh prepared, on the GPU machine (about 4 minutes).
 #   bash DIR/vector-activations-run.sh DIR OUT_DIR
 set -uo pipefail
 dir=${1:?usage: vector-activations-run.sh DIR OUT_DIR}; out=${2:?usage: vector-activations-run.sh DIR OUT_DIR}
@@ -35,9 +35,6 @@ start=$(date +%s)
     "$bin/kiln-synth" --config "$dir/cfg/dory-1b-32k.json" --format "$f" --quiet -o /tmp/wd.st > /dev/null
     timeout 100 "$bin/kiln-bench" "$dir"/plans/dory-1b-32k.$f.{A,B}.kplan --weights /tmp/wd.st \
       -p 0 -n 64 -r 2 --positions 4096 --seek
-    echo "== kernels $f B"
-    timeout 60 "$bin/kiln-bench" kernels "$dir/plans/dory-1b-32k.$f.B.kplan" --weights /tmp/wd.st \
-      -r 5 --position 256 --read-bandwidth 4530 | grep -E 'layers_(0|1)_|head|^total'
   done
   echo "dory: $(( $(date +%s) - start )) s"
 } > "$out/dory.txt" 2>&1
