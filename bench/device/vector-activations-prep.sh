@@ -10,6 +10,8 @@
 # A and B) and OUT/dory.txt (kiln-bench --seek at the start and 4,096, A/B).
 #
 #   bench/device/vector-activations-prep.sh BUILD DIR
+# With BUILD_C set, a third plan C from that build (the ninth session: B = 1799343,
+# C = the same with the head's subgroup walk unrolled to the lane's groups).
 set -euo pipefail
 usage="usage: vector-activations-prep.sh BUILD DIR"
 b=${1:?$usage}; dir=${2:?$usage}
@@ -33,6 +35,8 @@ for f in f16 q8_2f; do
     compile "$dir/cfg/$c.json" --weight-format "$f" --matvec-activations scalar \
       -o "$dir/plans/$c.$f.A.kplan"
     compile "$dir/cfg/$c.json" --weight-format "$f" -o "$dir/plans/$c.$f.B.kplan"
+    [ -n "${BUILD_C:-}" ] && "$BUILD_C/bin/kiln-compile" --quiet "$dir/cfg/$c.json" --cost-target h200 \
+      --weight-format "$f" -o "$dir/plans/$c.$f.C.kplan"
   done
   for c in embryo-tiny embryo-tiny-odd dory-tiny dory-tiny-odd; do
     compile "$dir/cfg/$c.json" --weight-format "$f" -o "$dir/tiny/$c.$f.kplan"

@@ -20,9 +20,9 @@ start=$(date +%s)
 {
   for f in f16 q8_2f; do
     "$bin/kiln-synth" --config "$dir/cfg/embryo-1b.json" --format "$f" --quiet -o /tmp/we.st > /dev/null
-    timeout 100 "$bin/kiln-bench" "$dir"/plans/embryo-1b.$f.{A,B}.kplan --weights /tmp/we.st \
+    timeout 100 "$bin/kiln-bench" "$dir"/plans/embryo-1b.$f.{A,B,C}.kplan --weights /tmp/we.st \
       -p 0 -n 128 -r 3 --read-bandwidth 4530
-    for s in A B; do
+    for s in A B C; do
       echo "== kernels $f $s"
       timeout 60 "$bin/kiln-bench" kernels "$dir/plans/embryo-1b.$f.$s.kplan" --weights /tmp/we.st \
         -r 10 --position 256 --read-bandwidth 4530 | grep -E 'layers_(0|3|7)_|head_rows|^total'

@@ -87,6 +87,14 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
   // Vector loads only where no group runs past the columns.
   bool wholeGroups = columns % width == 0;
   int64_t unroll = std::max<int64_t>(1, loadsInFlight / count);
+  // No more groups a trip than a lane has in the row (a step read at run time
+  // is a subgroup's lanes, planned at kPlannedSubgroupSize): a trip wider
+  // than that never runs, and every group would go through the one-group
+  // loop after it, one load of each row at a time.
+  std::optional<int64_t> constantStep = getConstantIntValue(step);
+  int64_t laneGroups = ceilDiv(ceilDiv(columns, width), constantStep ? *constantStep
+                                                                     : kPlannedSubgroupSize);
+  unroll = std::max<int64_t>(1, std::min(unroll, laneGroups));
   bool scalarSums = kb.options().matvecScalarSums.of(format);
   auto vecF32 = VectorType::get({4}, b.getF32Type());
   Value zero = scalarSums ? kb.f32(0.0f)
@@ -96,7 +104,6 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
   // step·n: a constant where the step is a constant (a workgroup's threads
   // walk the groups), so those kernels keep their folded index arithmetic;
   // a product where it is read at run time (a subgroup's lanes).
-  std::optional<int64_t> constantStep = getConstantIntValue(step);
   auto times = [&](int64_t n) {
     if (n == 1)
       return step;
