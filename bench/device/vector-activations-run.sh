@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Runs what vector-activations-prep.sh prepared, on the GPU machine (about 4 minutes).
-#   bash DIR/vector-activations-run.sh DIR OUT_DIR
+#   [PLANS="A B"] [KERNELS="A B"] bash DIR/vector-activations-run.sh DIR OUT_DIR
+# PLANS: the plan letters to compare (each kiln-bench run takes them all);
+# KERNELS: the embryo-1b plans whose kernels run alone.
 set -uo pipefail
 dir=${1:?usage: vector-activations-run.sh DIR OUT_DIR}; out=${2:?usage: vector-activations-run.sh DIR OUT_DIR}
+plans=${PLANS:-A B}; kernels=${KERNELS:-A B}
 mkdir -p "$out"
 bin=$dir/bin
 start=$(date +%s)
@@ -17,12 +20,13 @@ start=$(date +%s)
     timeout 60 "$bin/vkprobe" 2>&1 | grep -E '^READ_BW|^DISPATCH barrier|^MATVEC|^DEVICE'
   echo "parity and probes: $(( $(date +%s) - start )) s"
 } > "$out/parity.txt" 2>&1
+list() { for s in $plans; do echo "$dir/plans/$1.$2.$s.kplan"; done; }
 {
   for f in f16 q8_2f; do
     "$bin/kiln-synth" --config "$dir/cfg/embryo-1b.json" --format "$f" --quiet -o /tmp/we.st > /dev/null
-    timeout 100 "$bin/kiln-bench" "$dir"/plans/embryo-1b.$f.{A,B,C}.kplan --weights /tmp/we.st \
+    timeout 100 "$bin/kiln-bench" $(list embryo-1b $f) --weights /tmp/we.st \
       -p 0 -n 128 -r 3 --read-bandwidth 4530
-    for s in A B C; do
+    for s in $kernels; do
       echo "== kernels $f $s"
       timeout 60 "$bin/kiln-bench" kernels "$dir/plans/embryo-1b.$f.$s.kplan" --weights /tmp/we.st \
         -r 10 --position 256 --read-bandwidth 4530 | grep -E 'layers_(0|3|7)_|head_rows|^total'
@@ -33,8 +37,8 @@ start=$(date +%s)
 {
   for f in f16 q8_2f; do
     "$bin/kiln-synth" --config "$dir/cfg/dory-1b-32k.json" --format "$f" --quiet -o /tmp/wd.st > /dev/null
-    timeout 100 "$bin/kiln-bench" "$dir"/plans/dory-1b-32k.$f.{A,B}.kplan --weights /tmp/wd.st \
-      -p 0 -n 64 -r 2 --positions 4096 --seek
+    timeout 100 "$bin/kiln-bench" $(list dory-1b-32k $f) --weights /tmp/wd.st \
+      -p 0 -n 64 -r 2 ${DORY_POSITIONS:+--positions $DORY_POSITIONS --seek}
   done
   echo "dory: $(( $(date +%s) - start )) s"
 } > "$out/dory.txt" 2>&1

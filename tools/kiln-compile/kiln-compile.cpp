@@ -130,9 +130,11 @@ static cl::opt<std::string> headRowsItems(
     cl::init(""), cl::cat(kilnCategory));
 static cl::opt<std::string> matvecActivations(
     "matvec-activations",
-    cl::desc("tuning: how mat-vecs and head_rows load their activations: vec4 (four "
+    cl::desc("tuning: how head_rows and mat-vecs whose activation is formed from several "
+             "buffers (a norm weight, a column scale, an up input) load them: vec4 (four "
              "columns a load through a vector<4xf32> binding of the same buffer, where the "
-             "sizes allow) | scalar (one f32 a load) (default: vec4)"),
+             "sizes allow) | scalar (one f32 a load), both weight formats (default: vec4 for "
+             "q8_2f, scalar for f16)"),
     cl::init(""), cl::cat(kilnCategory));
 static cl::opt<std::string> matvecSums(
     "matvec-sums",
@@ -448,9 +450,6 @@ int main(int argc, char **argv) {
     if (!twoWay(headRowsItems, "workgroup", "subgroup", pipeline.kernels.headRowsBySubgroup))
       return fail("--head-rows-items must be workgroup or subgroup, not '" + headRowsItems +
                   "'");
-    if (!twoWay(matvecActivations, "scalar", "vec4", pipeline.kernels.vectorActivations))
-      return fail("--matvec-activations must be scalar or vec4, not '" + matvecActivations +
-                  "'");
     // The per-format switches: the flag's word sets both formats.
     auto twoWayBoth = [&](const cl::opt<std::string> &flag, const char *off, const char *on,
                           ::kiln::FormatSwitch &out) {
@@ -465,6 +464,9 @@ int main(int argc, char **argv) {
       return fail("--matvec-sums must be lanes or scalar, not '" + matvecSums + "'");
     if (!twoWayBoth(matvecNorm, "before", "after", pipeline.kernels.matvecNormAfterDots))
       return fail("--matvec-norm must be before or after, not '" + matvecNorm + "'");
+    if (!twoWayBoth(matvecActivations, "scalar", "vec4", pipeline.kernels.vectorActivations))
+      return fail("--matvec-activations must be scalar or vec4, not '" + matvecActivations +
+                  "'");
     if (!matvecSlerp.empty()) {
       if (matvecSlerp != "apart" && matvecSlerp != "inside" && matvecSlerp != "after-dots")
         return fail("--matvec-slerp must be apart, inside or after-dots, not '" + matvecSlerp +

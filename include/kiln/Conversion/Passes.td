@@ -79,7 +79,7 @@ def ConvertStageToGPU : Pass<"convert-stage-to-gpu", "::mlir::ModuleOp"> {
     Option<"headRowsBySubgroup", "head-rows-subgroups", "bool", /*default=*/"true",
            "head_rows: subgroups compute a cluster's rows (subgroup reductions), its log-softmax in workgroup memory, instead of workgroup items; needs subgroup-reduce">,
     Option<"vectorActivations", "vector-activations", "bool", /*default=*/"true",
-           "Mat-vecs and head_rows read their activations as vector<4xf32> loads through a second, vec4-typed binding of each buffer, instead of f32 loads">,
+           "head_rows and mat-vecs whose activation is formed from several buffers read them as vector<4xf32> loads through a second, vec4-typed binding of each buffer, instead of f32 loads (both weight formats)">,
     Option<"matvecSlerpAfterDots", "matvec-slerp-after-dots", "bool", /*default=*/"false",
            "A mat-vec that takes a slerp sums its five products beside the dots (rows dotted with u and w apart) instead of reducing them before its weight loads">,
     Option<"maxWorkgroupMemoryBytes", "max-workgroup-memory-bytes", "int64_t", /*default=*/"0",

@@ -361,6 +361,9 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
       return failure();
     shapes.push_back(*shape);
   }
+  std::optional<stage::FusionForm> form;
+  if (std::optional<StringRef> text = dispatch.getFusion())
+    form = stage::parseFusionForm(*text);
   Value flag = dispatch.getSkipFlag();
   bool flagApart = flag && !bindings.contains(flag);
   int64_t needed = bindings.size() + (flagApart ? 1 : 0);
@@ -381,9 +384,6 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
   // Dory's early exit: the skip flag is the kernel's last binding.
   if (flagApart)
     args.push_back({flag});
-  std::optional<stage::FusionForm> form;
-  if (std::optional<StringRef> text = dispatch.getFusion())
-    form = stage::parseFusionForm(*text);
   KernelShape shape = shapes.front();
   ConcurrentLayout layout;
   if (form) {
@@ -399,7 +399,10 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
   Location loc = dispatch.getLoc();
   gpu::GPUFuncOp func =
       buildKernelFunc(dispatch, name, gpuModule, args, form, shapes, shape, layout, options);
-  if (SmallVector<KernelArg> kept = usedViews(func, args); kept.size() != args.size()) {
+  // Dropping one view can leave another unused (a mat-vec reads views only
+  // when it has one of every buffer): build again until none is dropped.
+  for (SmallVector<KernelArg> kept = usedViews(func, args); kept.size() != args.size();
+       kept = usedViews(func, args)) {
     func.erase();
     args = std::move(kept);
     func = buildKernelFunc(dispatch, name, gpuModule, args, form, shapes, shape, layout, options);
@@ -516,7 +519,7 @@ struct ConvertStageToGPUPass
     options.matvecGridLimit = matvecGridLimit;
     options.matvecSlerpAfterDots = matvecSlerpAfterDots;
     options.headRowsBySubgroup = headRowsBySubgroup;
-    options.vectorActivations = vectorActivations;
+    options.vectorActivations = FormatSwitch::both(vectorActivations);
     options.maxWorkgroupMemoryBytes = maxWorkgroupMemoryBytes;
     return options;
   }

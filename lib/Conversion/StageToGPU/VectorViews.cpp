@@ -27,23 +27,24 @@ static bool viewable(Value v) {
 }
 
 SmallVector<Value> vectorViewCandidates(Block &body, const StageToGPUOptions &options) {
-  if (!options.vectorActivations)
-    return {};
   llvm::SetVector<Value> views;
   for (Operation &op : body) {
     if (auto matvec = dyn_cast<stage::MatVecOp>(op)) {
-      if (matvec.getSlerpUpdate() || matvec.getColumns() % groupColumns(matvec.getFormat()))
+      if (!options.vectorActivations.of(matvec.getFormat()) || matvec.getSlerpUpdate() ||
+          matvec.getColumns() % groupColumns(matvec.getFormat()))
         continue;
       SmallVector<Value> reads = {matvec.getInput()};
       for (Value v : {matvec.getNorm(), matvec.getUp(), matvec.getColScale()})
         if (v)
           reads.push_back(v);
-      // The activations come from views only when every buffer has one.
-      if (llvm::all_of(reads, viewable))
+      // A plain input stays on f32 loads (measured slower through a view);
+      // the activations come from views only when every buffer has one.
+      if (reads.size() > 1 && llvm::all_of(reads, viewable))
         views.insert(reads.begin(), reads.end());
     } else if (auto head = dyn_cast<stage::HeadRowsOp>(op)) {
       Value hidden = head.getInput();
-      if (cast<MemRefType>(hidden.getType()).getDimSize(0) % groupColumns(head.getFormat()) ==
+      if (options.vectorActivations.of(head.getFormat()) &&
+          cast<MemRefType>(hidden.getType()).getDimSize(0) % groupColumns(head.getFormat()) ==
               0 &&
           viewable(hidden))
         views.insert(hidden);

@@ -22,10 +22,15 @@
 namespace kiln {
 
 /// The buffers of a dispatch `body` its kernel would read through vector
-/// views: the activations of every mat-vec (input, norm weight, up, column
-/// scale; none with a slerp) and head_rows (the hidden state) whose columns
-/// fill whole 16-byte groups, each a 1-D f32 host-function argument of a
-/// whole number of vec4s. Empty unless options.vectorActivations.
+/// views, where options.vectorActivations holds for the stage's weight
+/// format: the hidden state of head_rows, and the activations of a mat-vec
+/// formed from several buffers (the input with a norm weight, a column scale
+/// or an up input; no slerp), whose columns fill whole 16-byte groups, each a
+/// 1-D f32 host-function argument of a whole number of vec4s. A mat-vec of a
+/// plain input keeps f32 loads: on an H100 its view made it slower (q8_2f
+/// down + add 13.7 -> 20.5 us, o + add 8.7 -> 10.5) where normed,
+/// column-scaled ones gained (q8_2f gate||up 28.9 -> 23.6, q||k||v 17.4 ->
+/// 13.5) and head_rows halved (79.7 -> 40.4; docs/performance.md).
 llvm::SmallVector<mlir::Value> vectorViewCandidates(mlir::Block &body,
                                                     const StageToGPUOptions &options);
 

@@ -7,37 +7,53 @@
 // threads walk the rows' 25 16-byte groups side by side (25 / 4 groups a
 // thread, at least 32 threads), then reduce the 4 sums at once (4 x 32
 // slots); the dispatch becomes a launch whose operands are the
-// kernel's bindings. The input is read four columns a load through a second
-// binding of its buffer, memref<50xvector<4xf32>>, which the host function
-// gets as an argument of its own (vector-activations; off, one f32 a load).
-// The reduce-workgroup-size option caps the threads.
+// kernel's bindings. The reduce-workgroup-size option caps the threads.
 // CHECK-LABEL: func.func @matvec
-// CHECK-SAME: %arg3: memref<50xvector<4xf32>>
 // CHECK-NOT: stage.dispatch
-// CHECK: gpu.launch_func @kiln_kernels::@proj blocks in (%c18, %{{.*}}, %{{.*}}) threads in (%c32, %{{.*}}, %{{.*}}) args(%arg0 : memref<72x25xvector<4xi32>>, %arg1 : memref<200xf32>, %arg2 : memref<72xf32>, %arg3 : memref<50xvector<4xf32>>)
+// CHECK: gpu.launch_func @kiln_kernels::@proj blocks in (%c18, %{{.*}}, %{{.*}}) threads in (%c32, %{{.*}}, %{{.*}}) args(%arg0 : memref<72x25xvector<4xi32>>, %arg1 : memref<200xf32>, %arg2 : memref<72xf32>)
 // CHECK: gpu.module @kiln_kernels
-// CHECK: gpu.func @proj(%{{.*}}: memref<72x25xvector<4xi32>>, %{{.*}}: memref<200xf32>, %{{.*}}: memref<72xf32>, %[[VIEW:.*]]: memref<50xvector<4xf32>>) workgroup(%{{.*}} : memref<128xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 32, 1, 1>}
+// CHECK: gpu.func @proj(%{{.*}}: memref<72x25xvector<4xi32>>, %{{.*}}: memref<200xf32>, %{{.*}}: memref<72xf32>) workgroup(%{{.*}} : memref<128xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 32, 1, 1>}
 // CHECK: scf.for
 // CHECK: memref.load %{{.*}} : memref<72x25xvector<4xi32>>
-// CHECK: memref.load %[[VIEW]][%{{.*}}] : memref<50xvector<4xf32>>
-// CHECK: memref.load %[[VIEW]][%{{.*}}] : memref<50xvector<4xf32>>
-// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 2, 4, 6]
-// CHECK: vector.shuffle %{{.*}}, %{{.*}} [1, 3, 5, 7]
 // CHECK: vector.reduction <add>
 // CHECK: gpu.barrier
 // CAP16-LABEL: func.func @matvec
 // CAP16: known_block_size = array<i32: 16, 1, 1>
-// SCALAR-LABEL: func.func @matvec
-// SCALAR-SAME: %arg2: memref<72xf32>) {
-// SCALAR: gpu.launch_func @kiln_kernels::@proj {{.*}} args(%arg0 : memref<72x25xvector<4xi32>>, %arg1 : memref<200xf32>, %arg2 : memref<72xf32>)
-// SCALAR-NOT: xvector<4xf32>>
-// SCALAR: gpu.func @proj(%{{.*}}: memref<72x25xvector<4xi32>>, %{{.*}}: memref<200xf32>, %{{.*}}: memref<72xf32>)
-// SCALAR-NOT: xvector<4xf32>>
-// SCALAR: memref.load %{{.*}} : memref<200xf32>
 module {
 func.func @matvec(%w: memref<72x25xvector<4xi32>>, %x: memref<200xf32>, %y: memref<72xf32>) {
   stage.dispatch "proj" {
     stage.matvec weight(%w : memref<72x25xvector<4xi32>>) input(%x : memref<200xf32>) out(%y : memref<72xf32>) {format = #stage.format<f16>}
+  }
+  return
+}
+}
+
+// -----
+
+// A normed mat-vec reads its input and norm weight four columns a load
+// through second bindings of their buffers, memref<50xvector<4xf32>>, which
+// the host function gets as arguments of its own (vector-activations; off,
+// one f32 a load); a plain input (@matvec above) keeps f32 loads.
+// CHECK-LABEL: func.func @matvec_views
+// CHECK-SAME: %arg4: memref<50xvector<4xf32>>, %arg5: memref<50xvector<4xf32>>)
+// CHECK: gpu.launch_func @kiln_kernels::@normed {{.*}} args(%arg0 : memref<72x25xvector<4xi32>>, %arg1 : memref<200xf32>, %arg2 : memref<200xf32>, %arg3 : memref<72xf32>, %arg4 : memref<50xvector<4xf32>>, %arg5 : memref<50xvector<4xf32>>)
+// CHECK: gpu.func @normed(%{{.*}}: memref<72x25xvector<4xi32>>, %{{.*}}: memref<200xf32>, %{{.*}}: memref<200xf32>, %{{.*}}: memref<72xf32>, %[[X:.*]]: memref<50xvector<4xf32>>, %[[N:.*]]: memref<50xvector<4xf32>>)
+// CHECK: scf.for
+// CHECK: memref.load %{{.*}} : memref<72x25xvector<4xi32>>
+// CHECK: memref.load %[[X]][%{{.*}}] : memref<50xvector<4xf32>>
+// CHECK: memref.load %[[N]][%{{.*}}] : memref<50xvector<4xf32>>
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 2, 4, 6]
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [1, 3, 5, 7]
+// SCALAR-LABEL: func.func @matvec_views
+// SCALAR-SAME: %arg3: memref<72xf32>) {
+// SCALAR-NOT: xvector<4xf32>>
+// SCALAR: gpu.func @normed(
+// SCALAR-NOT: xvector<4xf32>>
+// SCALAR: gpu.return
+module {
+func.func @matvec_views(%w: memref<72x25xvector<4xi32>>, %x: memref<200xf32>, %n: memref<200xf32>, %y: memref<72xf32>) {
+  stage.dispatch "normed" {
+    stage.matvec weight(%w : memref<72x25xvector<4xi32>>) input(%x : memref<200xf32>) norm(%n : memref<200xf32>) out(%y : memref<72xf32>) {format = #stage.format<f16>, norm_eps = 1.0e-06 : f32}
   }
   return
 }
@@ -56,14 +72,15 @@ func.func @matvec(%w: memref<72x25xvector<4xi32>>, %x: memref<200xf32>, %y: memr
 // CHECK-NOT: xvector<4xf32>>
 // CHECK: gpu.module
 module {
-func.func @no_views(%w: memref<72x25xvector<4xi32>>, %x: memref<196xf32>, %y: memref<72xf32>,
-                    %h: memref<200xf32>, %nw: memref<200xf32>, %n: memref<200xf32>) {
+func.func @no_views(%w: memref<72x25xvector<4xi32>>, %x: memref<196xf32>, %xn: memref<196xf32>,
+                    %y: memref<72xf32>, %h: memref<200xf32>, %nw: memref<200xf32>,
+                    %n: memref<200xf32>) {
   stage.dispatch "ragged" {
-    stage.matvec weight(%w : memref<72x25xvector<4xi32>>) input(%x : memref<196xf32>) out(%y : memref<72xf32>) {format = #stage.format<f16>}
+    stage.matvec weight(%w : memref<72x25xvector<4xi32>>) input(%x : memref<196xf32>) norm(%xn : memref<196xf32>) out(%y : memref<72xf32>) {format = #stage.format<f16>, norm_eps = 1.0e-06 : f32}
   }
   stage.dispatch "written" attributes {fusion = "one_workgroup"} {
     stage.rmsnorm residual(%h : memref<200xf32>) weight(%nw : memref<200xf32>) outs(%n : memref<200xf32>) {eps = 1.0e-06 : f32}
-    stage.matvec weight(%w : memref<72x25xvector<4xi32>>) input(%n : memref<200xf32>) out(%y : memref<72xf32>) {format = #stage.format<f16>}
+    stage.matvec weight(%w : memref<72x25xvector<4xi32>>) input(%n : memref<200xf32>) norm(%nw : memref<200xf32>) out(%y : memref<72xf32>) {format = #stage.format<f16>, norm_eps = 1.0e-06 : f32}
   }
   return
 }

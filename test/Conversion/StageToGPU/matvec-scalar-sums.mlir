@@ -8,7 +8,10 @@
 
 // SCALAR: gpu.func @matvec_f16(
 // SCALAR: scf.for {{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32)
-// SCALAR-COUNT-8: memref.load %arg0[{{.*}}] : memref<72x25xvector<4xi32>>
+// A thread has one of the 25 groups at 32 threads: a trip loads one group of
+// each of the 4 rows.
+// SCALAR-COUNT-4: memref.load %arg0[{{.*}}] : memref<72x25xvector<4xi32>>
+// SCALAR-NOT: memref.load %arg0
 // SCALAR-COUNT-8: arith.mulf %{{[0-9]+}}, %{{[0-9]+}} : f32
 // SCALAR-NOT: vector.reduction
 // SCALAR: gpu.return

@@ -79,14 +79,17 @@ struct StageToGPUOptions {
   /// instead of the whole workgroup walking the rows in dependent items;
   /// only where subgroupReduce holds.
   bool headRowsBySubgroup = true;
-  /// Mat-vecs and head_rows read their activations (input, norm weight, up,
-  /// column scale) four columns a load, through a vector<4xf32> view of
-  /// each buffer (a second binding of the same range), instead of one f32 a
-  /// load: a lane's 8 or 16 scalar loads a group touch as many cache lines
-  /// as its 2 or 4 vector loads. Only where every such buffer is a whole
-  /// number of vec4s, the columns fill whole groups, there is no slerp, and
-  /// the kernel writes none of them.
-  bool vectorActivations = true;
+  /// head_rows and mat-vecs whose activation is formed from several buffers
+  /// (the input with a norm weight, a column scale or an up input) read them
+  /// four columns a load, through a vector<4xf32> view of each buffer (a
+  /// second binding of the same range), instead of one f32 a load. Only
+  /// where every such buffer is a whole number of vec4s, the columns fill
+  /// whole groups, there is no slerp, and the kernel writes none of them.
+  /// Per weight format: on an H100, q8_2f's head_rows took 40 us instead of
+  /// 80 and its normed, column-scaled mat-vecs 13-18% less; f16 gained 1.5 us
+  /// on q||k||v and lost 5.7 on gate||up; a mat-vec of a plain input lost in
+  /// both (docs/performance.md, ninth session).
+  FormatSwitch vectorActivations{/*f16=*/false, /*q8=*/true};
   /// Bytes of workgroup memory a kernel may declare (the target's
   /// max_shared_memory_bytes); 0: unchecked. A kernel over it that takes sums
   /// beside its dots is built again with them reduced before the dots; one
