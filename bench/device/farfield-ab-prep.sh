@@ -17,7 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 rm -rf "$dir"; mkdir -p "$dir"/{bin,plans,cfg,tiny}
 cp "$b"/bin/{kiln-run,kiln-bench,kiln-synth} "$dir/bin/"
-cp "$here/farfield-ab-run.sh" "$dir/"
+cp "$here"/{farfield-ab-run.sh,tiny-set.sh} "$dir/"
 cp "$root"/examples/{dory-1b-32k,dory-tiny}.json "$dir/cfg/"
 python3 "$root/test/e2e/Inputs/edit_config.py" "$root/examples/dory-tiny.json" "$dir/cfg/dory-tiny-odd.json" \
   loop.exit_threshold=0.05 hidden_size=70 intermediate_size=90 head_dim=10 num_q_heads=6 num_kv_heads=2

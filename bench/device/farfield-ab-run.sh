@@ -5,13 +5,8 @@ set -uo pipefail
 dir=${1:?usage: farfield-ab-run.sh DIR OUT_DIR}; out=${2:?usage: farfield-ab-run.sh DIR OUT_DIR}
 mkdir -p "$out"
 bin=$dir/bin
-prompt=1,2,3,4,5,6,7,8,9,10,11,12,13
-for p in "$dir"/tiny/*.kplan; do
-  n=$(basename "$p" .kplan); c=${n%%.*}; f=${n#*.}
-  "$bin/kiln-synth" --config "$dir/cfg/$c.json" --format "$f" --quiet -o /tmp/w.st > /dev/null
-  echo "$n: $(timeout 25 "$bin/kiln-run" "$p" --weights /tmp/w.st --prompt $prompt --max-new 48 \
-    --check-reference "$dir/cfg/$c.json" 2>&1 | grep -E 'check-reference|rror' | tr '\n' ' ')"
-done > "$out/parity.txt" 2>&1
+source "$dir/tiny-set.sh"
+tiny_set_parity "$dir" > "$out/parity.txt" 2>&1
 for f in f16 q8_2f; do
   plan=$dir/plans/dory-1b-32k.$f
   "$bin/kiln-synth" --config "$dir/cfg/dory-1b-32k.json" --format "$f" --quiet -o /tmp/w.st > /dev/null

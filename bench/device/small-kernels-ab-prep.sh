@@ -19,14 +19,10 @@ root=$(cd "$here/../.." && pwd)
 rm -rf "$dir"; mkdir -p "$dir"/{bin,plans,cfg,tiny,cal}
 cp "$b"/bin/{kiln-run,kiln-bench,kiln-synth,kiln-calibrate} "$dir/bin/"
 cp "$root/../shared/tools/vkprobe/vkprobe" "$dir/bin/" 2>/dev/null || echo "prep: no vkprobe"
-cp "$here/small-kernels-ab-run.sh" "$dir/"
-cp "$root"/examples/{embryo-1b,dory-1b-32k,embryo-tiny,dory-tiny}.json "$dir/cfg/"
-edit=$root/test/e2e/Inputs/edit_config.py
-python3 "$edit" "$root/examples/dory-tiny.json" "$dir/cfg/dory-tiny-odd.json" \
-  loop.exit_threshold=0.05 hidden_size=70 intermediate_size=90 head_dim=10 num_q_heads=6 num_kv_heads=2
-python3 "$edit" "$root/examples/embryo-tiny.json" "$dir/cfg/embryo-tiny-odd.json" moe=DEL \
-  hidden_size=69 anchor.head_dim=13 anchor.rotary_dim=6 gdn.head_k_dim=13 gdn.head_v_dim=11 \
-  num_clusters=15 cluster_size=17 vocab_size=255
+cp "$here"/{small-kernels-ab-run.sh,tiny-set.sh} "$dir/"
+cp "$root"/examples/{embryo-1b,dory-1b-32k}.json "$dir/cfg/"
+source "$here/tiny-set.sh"
+tiny_set_configs "$root" "$dir"
 compile() { "$1/bin/kiln-compile" --quiet "$2" --cost-target h200 "${@:3}"; }
 for f in f16 q8_2f; do
   echo "prep: $f"
@@ -36,9 +32,7 @@ for f in f16 q8_2f; do
     compile "$b" "$dir/cfg/$c.json" --weight-format "$f" --head-rows-items workgroup \
       -o "$dir/plans/$c.$f.C.kplan"
   done
-  for c in embryo-tiny embryo-tiny-odd dory-tiny dory-tiny-odd; do
-    compile "$b" "$dir/cfg/$c.json" --weight-format "$f" -o "$dir/tiny/$c.$f.kplan"
-  done
+  tiny_set_plans "$b/bin/kiln-compile" "$dir" "$f"
 done
 python3 "$root/bench/calibrate/gen.py" "$dir/cal"
 for m in "$dir"/cal/*.mlir; do

@@ -5,14 +5,10 @@ set -uo pipefail
 dir=${1:?usage: small-kernels-ab-run.sh DIR OUT_DIR}; out=${2:?usage: small-kernels-ab-run.sh DIR OUT_DIR}
 mkdir -p "$out"
 bin=$dir/bin
+source "$dir/tiny-set.sh"
 start=$(date +%s)
 {
-  for p in "$dir"/tiny/*.kplan; do
-    n=$(basename "$p" .kplan); c=${n%%.*}; f=${n#*.}
-    "$bin/kiln-synth" --config "$dir/cfg/$c.json" --format "$f" --quiet -o /tmp/w.st > /dev/null
-    echo "$n: $(timeout 25 "$bin/kiln-run" "$p" --weights /tmp/w.st --prompt 1,2,3,4,5,6,7,8,9,10,11,12,13 \
-      --max-new 48 --check-reference "$dir/cfg/$c.json" 2>&1 | grep -E 'check-reference|rror' | tr '\n' ' ')"
-  done
+  tiny_set_parity "$dir"
   timeout 60 "$bin/kiln-calibrate" --plans "$dir/cal" -o /tmp/cal.json --name probe 2>&1 | tail -1
   [ -x "$bin/vkprobe" ] && VKPROBE_BUDGET_S=20 VKPROBE_MATVEC=32768x2048 timeout 40 "$bin/vkprobe" 2>&1 |
     grep -E '^READ_BW|^DISPATCH|^SUBMIT|^MATVEC|^DEVICE'

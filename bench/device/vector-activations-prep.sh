@@ -20,14 +20,10 @@ root=$(cd "$here/../.." && pwd)
 rm -rf "$dir"; mkdir -p "$dir"/{bin,plans,cfg,tiny}
 cp "$b"/bin/{kiln-run,kiln-bench,kiln-synth} "$dir/bin/"
 cp "$root/../shared/tools/vkprobe/vkprobe" "$dir/bin/" 2>/dev/null || echo "prep: no vkprobe"
-cp "$here/vector-activations-run.sh" "$dir/"
-cp "$root"/examples/{embryo-1b,dory-1b-32k,embryo-tiny,dory-tiny}.json "$dir/cfg/"
-edit=$root/test/e2e/Inputs/edit_config.py
-python3 "$edit" "$root/examples/dory-tiny.json" "$dir/cfg/dory-tiny-odd.json" \
-  loop.exit_threshold=0.05 hidden_size=70 intermediate_size=90 head_dim=10 num_q_heads=6 num_kv_heads=2
-python3 "$edit" "$root/examples/embryo-tiny.json" "$dir/cfg/embryo-tiny-odd.json" moe=DEL \
-  hidden_size=69 anchor.head_dim=13 anchor.rotary_dim=6 gdn.head_k_dim=13 gdn.head_v_dim=11 \
-  num_clusters=15 cluster_size=17 vocab_size=255
+cp "$here"/{vector-activations-run.sh,tiny-set.sh} "$dir/"
+cp "$root"/examples/{embryo-1b,dory-1b-32k}.json "$dir/cfg/"
+source "$here/tiny-set.sh"
+tiny_set_configs "$root" "$dir"
 compile() { "$b/bin/kiln-compile" --quiet "$1" --cost-target h200 "${@:2}"; }
 for f in f16 q8_2f; do
   echo "prep: $f"
@@ -38,8 +34,6 @@ for f in f16 q8_2f; do
     [ -n "${BUILD_C:-}" ] && "$BUILD_C/bin/kiln-compile" --quiet "$dir/cfg/$c.json" --cost-target h200 \
       --weight-format "$f" -o "$dir/plans/$c.$f.C.kplan"
   done
-  for c in embryo-tiny embryo-tiny-odd dory-tiny dory-tiny-odd; do
-    compile "$dir/cfg/$c.json" --weight-format "$f" -o "$dir/tiny/$c.$f.kplan"
-  done
+  tiny_set_plans "$b/bin/kiln-compile" "$dir" "$f"
 done
 du -sh "$dir"

@@ -8,14 +8,10 @@ dir=${1:?usage: vector-activations-run.sh DIR OUT_DIR}; out=${2:?usage: vector-a
 plans=${PLANS:-A B}; kernels=${KERNELS:-A B}
 mkdir -p "$out"
 bin=$dir/bin
+source "$dir/tiny-set.sh"
 start=$(date +%s)
 {
-  for p in "$dir"/tiny/*.kplan; do
-    n=$(basename "$p" .kplan); c=${n%%.*}; f=${n#*.}
-    "$bin/kiln-synth" --config "$dir/cfg/$c.json" --format "$f" --quiet -o /tmp/w.st > /dev/null
-    echo "$n: $(timeout 25 "$bin/kiln-run" "$p" --weights /tmp/w.st --prompt 1,2,3,4,5,6,7,8,9,10,11,12,13 \
-      --max-new 48 --check-reference "$dir/cfg/$c.json" 2>&1 | grep -E 'check-reference|rror' | tr '\n' ' ')"
-  done
+  tiny_set_parity "$dir"
   [ -x "$bin/vkprobe" ] && VKPROBE_BUDGET_S=40 VKPROBE_MATVEC=2048x2048,6144x2048,5632x2048,2048x5632,32768x2048 \
     timeout 60 "$bin/vkprobe" 2>&1 | grep -E '^READ_BW|^DISPATCH barrier|^MATVEC|^DEVICE'
   echo "parity and probes: $(( $(date +%s) - start )) s"

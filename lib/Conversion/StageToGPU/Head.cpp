@@ -150,7 +150,7 @@ static void openClusterBySubgroups(stage::HeadRowsOp op, KernelBuilder &kb, Valu
                                    int64_t clusterSize, Value clusterLogp) {
   int64_t groups = memrefSize(op.getRows(), 1);
   int64_t hidden = memrefSize(op.getInput(), 0);
-  Value x = kb.buffer(op.getInput()), rows = kb.buffer(op.getRows());
+  Value rows = kb.buffer(op.getRows());
   Value out = kb.buffer(op.getOut());
   Value staged = kb.workgroupBuffer(clusterSize);
   int64_t batch = std::min(kHeadRowsSubgroupBatch, clusterSize);
@@ -223,7 +223,7 @@ void buildKernel(stage::HeadRowsOp op, KernelBuilder &kb) {
   int64_t clusterSize = vocab / memrefSize(op.getClusterLogits(), 0);
   int64_t groups = memrefSize(op.getRows(), 1);
   int64_t hidden = memrefSize(op.getInput(), 0);
-  Value x = kb.buffer(op.getInput()), rows = kb.buffer(op.getRows());
+  Value rows = kb.buffer(op.getRows());
   Value out = kb.buffer(op.getOut());
   Value cluster = kb.workgroupId();
   Value base = kb.mul(cluster, kb.index(clusterSize));
@@ -290,6 +290,7 @@ void buildKernel(stage::HeadRowsOp op, KernelBuilder &kb) {
         // i mod W, the thread that owns it in strided() order, so the
         // log-softmax below reads only what its own thread wrote.
         int64_t perItem = std::min(kHeadRowsPerItem, clusterSize);
+        Activation hiddenInput = hiddenActivation(op, kb);
         int64_t items = ceilDiv(clusterSize, perItem);
         Value tid = kb.threadId();
         Value localMax = kb.forLoop(
@@ -303,7 +304,7 @@ void buildKernel(stage::HeadRowsOp op, KernelBuilder &kb) {
               SmallVector<unsigned> inputOf(perItem, 0);
               SmallVector<Value> totals = kb.reduceMany(stridedRowDots(
                   kb, op.getFormat(), hidden, weightRows, tid, kb.index(groups),
-                  kb.index(kb.getWorkgroupSize()), {hiddenActivation(op, kb)}, inputOf,
+                  kb.index(kb.getWorkgroupSize()), {hiddenInput}, inputOf,
                   kHeadRowLoadsInFlight));
               Value m = carried[0];
               for (int64_t r = 0; r < perItem; ++r) {

@@ -32,6 +32,12 @@ Value KernelBuilder::f32Like(float value, Value like) {
   return arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(vector, b.getF32FloatAttr(value)));
 }
+Value KernelBuilder::splatLike(Value scalar, Value like) {
+  auto vector = dyn_cast<VectorType>(like.getType());
+  if (!vector)
+    return scalar;
+  return vector::BroadcastOp::create(b, loc, vector, scalar);
+}
 
 Value KernelBuilder::threadId() {
   return gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);

@@ -75,6 +75,9 @@ public:
   mlir::Value f32(float value);
   /// `value` as a constant of `like`'s type: a splat where it is a vector.
   mlir::Value f32Like(float value, mlir::Value like);
+  /// The f32 `scalar` broadcast to `like`'s type where that is a vector;
+  /// `scalar` itself otherwise.
+  mlir::Value splatLike(mlir::Value scalar, mlir::Value like);
 
   // Thread coordinates (index typed).
   mlir::Value threadId();

@@ -442,20 +442,7 @@ public:
   }
 
   /// The activation at `column` this mat-vec multiplies.
-  Value inputAt(Value column) {
-    Value x = update ? slerpAt(column) : kb.load(input, {column});
-    if (norm) {
-      Value w = kb.load(norm, {column});
-      if (op.getNormZeroCentered())
-        w = kb.fadd(w, kb.f32(1.0f));
-      x = kb.fmul(normAfter ? x : kb.fmul(x, invRms), w);
-    }
-    if (up)
-      x = kb.fmul(kb.silu(x), kb.load(up, {column}));
-    if (colScale)
-      x = kb.fmul(x, kb.load(colScale, {colBase ? kb.add(colBase, column) : column}));
-    return x;
-  }
+  Value inputAt(Value column) { return activation(column, /*quad=*/false); }
 
   /// Whether inputQuad can form the activations: every buffer they read has
   /// a vector view, and no slerp (its hidden state is formed column by column).
@@ -466,24 +453,28 @@ public:
 
   /// inputAt's activations at columns 4q .. 4q + 3, from vector loads (the
   /// same operations in the same order, lane by lane).
-  Value inputQuad(Value quad) {
-    auto splat = [&](Value scalar) {
-      return vector::BroadcastOp::create(kb.b, kb.loc, VectorType::get({4}, kb.b.getF32Type()),
-                                         scalar).getResult();
+  Value inputQuad(Value quad) { return activation(quad, /*quad=*/true); }
+
+  /// The activation at `at`: a column (f32 loads), or with `quad` columns
+  /// 4·at .. 4·at + 3 (the vector views; never with a slerp, hasQuads).
+  Value activation(Value at, bool quad) {
+    // A buffer's value here; `base` columns further on where set.
+    auto load = [&](Value buffer, Value view, Value base = Value()) {
+      if (quad)
+        return kb.load(view, {base ? kb.add(kb.div(base, kb.index(4)), at) : at});
+      return kb.load(buffer, {base ? kb.add(base, at) : at});
     };
-    Value x = kb.load(inputView, {quad});
+    Value x = update ? slerpAt(at) : load(input, inputView);
     if (norm) {
-      Value w = kb.load(normView, {quad});
+      Value w = load(norm, normView);
       if (op.getNormZeroCentered())
         w = kb.fadd(w, kb.f32Like(1.0f, w));
-      x = kb.fmul(normAfter ? x : kb.fmul(x, splat(invRms)), w);
+      x = kb.fmul(normAfter ? x : kb.fmul(x, kb.splatLike(invRms, x)), w);
     }
     if (up)
-      x = kb.fmul(kb.silu(x), kb.load(upView, {quad}));
-    if (colScale) {
-      Value at = colBase ? kb.add(kb.div(colBase, kb.index(4)), quad) : quad;
-      x = kb.fmul(x, kb.load(colScaleView, {at}));
-    }
+      x = kb.fmul(kb.silu(x), load(up, upView));
+    if (colScale)
+      x = kb.fmul(x, load(colScale, colScaleView, colBase));
     return x;
   }
 
