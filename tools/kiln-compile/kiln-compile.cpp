@@ -38,6 +38,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -136,6 +137,24 @@ static cl::opt<std::string> matvecActivations(
              "sizes allow) | scalar (one f32 a load), both weight formats (default: vec4 for "
              "q8_2f, scalar for f16)"),
     cl::init(""), cl::cat(kilnCategory));
+static cl::opt<std::string> bufferAccess(
+    "buffer-access",
+    cl::desc("tuning: how the SPIR-V declares a kernel's storage buffers: readonly (a "
+             "buffer the kernel only loads from is decorated NonWritable, as GLSL's "
+             "readonly) | undecorated (every buffer read-write) | a comma-separated list "
+             "of the buffer kinds decorated where read-only: weight, state, scratch, "
+             "params (default: readonly)"),
+    cl::init("readonly"), cl::cat(kilnCategory));
+static cl::opt<std::string> bufferAccessKernels(
+    "buffer-access-kernels",
+    cl::desc("debugging: decorate only the bindings whose `KERNEL:BINDING` (kernel "
+             "name, binding number) matches this regex (with --buffer-access)"),
+    cl::init(""), cl::Hidden, cl::cat(kilnCategory));
+static cl::opt<std::string> bufferAccessForm(
+    "buffer-access-form",
+    cl::desc("debugging: where NonWritable goes: member (the block's member, as glslang "
+             "writes it) | variable"),
+    cl::init("member"), cl::Hidden, cl::cat(kilnCategory));
 static cl::opt<std::string> matvecSums(
     "matvec-sums",
     cl::desc("tuning: how a mat-vec thread sums a row: lanes (four lane sums, added at the "
@@ -410,6 +429,25 @@ int main(int argc, char **argv) {
       return fail("cannot parse '" + fromStages + "'");
   }
 
+  ::kiln::TargetOptions spirvOptions;
+  spirvOptions.readOnlyBuffers = bufferAccess != "undecorated";
+  if (bufferAccessForm != "member" && bufferAccessForm != "variable")
+    return fail("--buffer-access-form must be member or variable, not '" + bufferAccessForm +
+                "'");
+  spirvOptions.readOnlyOnMember = bufferAccessForm == "member";
+  llvm::SmallVector<::kiln::stage::BufferKind> readOnlyKinds;
+  if (bufferAccess != "readonly" && bufferAccess != "undecorated") {
+    llvm::SmallVector<llvm::StringRef> words;
+    llvm::StringRef(bufferAccess).split(words, ',');
+    for (llvm::StringRef word : words) {
+      auto kind = ::kiln::stage::symbolizeBufferKind(word.trim());
+      if (!kind || *kind == ::kiln::stage::BufferKind::Readback)
+        return fail("--buffer-access must be readonly, undecorated or a list of weight, "
+                    "state, scratch, params; not '" + word.str() + "'");
+      readOnlyKinds.push_back(*kind);
+    }
+  }
+
   // The device the kernels are for: shapes and SPIR-V capabilities.
   {
     auto desc = ::kiln::stage::selectTarget(
@@ -518,9 +556,24 @@ int main(int argc, char **argv) {
   if (emit == "gpu")
     return printModule(*module);
 
+  if (!readOnlyKinds.empty())
+    spirvOptions.readOnlyFilter = ::kiln::readOnlyKindsFilter(*module, readOnlyKinds);
+  if (!bufferAccessKernels.empty()) {
+    auto pattern = std::make_shared<llvm::Regex>(bufferAccessKernels);
+    std::string why;
+    if (!pattern->isValid(why))
+      return fail("--buffer-access-kernels: " + why);
+    auto inner = spirvOptions.readOnlyFilter;
+    spirvOptions.readOnlyFilter = [pattern, inner](llvm::StringRef kernel, unsigned binding) {
+      return pattern->match((kernel + ":" + llvm::Twine(binding)).str()) &&
+             (!inner || inner(kernel, binding));
+    };
+  }
+
   if (emit == "spirv" || emit == "msl") {
     progress.begin(emit == "msl" ? "serializing SPIR-V and MSL" : "serializing SPIR-V");
-    auto kernels = ::kiln::compilePlanKernels(*module, /*withMSL=*/emit == "msl");
+    auto kernels =
+        ::kiln::compilePlanKernels(*module, /*withMSL=*/emit == "msl", spirvOptions);
     progress.end();
     if (failed(kernels))
       return fail("kernel compilation failed (see the diagnostics above)");
@@ -556,7 +609,7 @@ int main(int argc, char **argv) {
   writer.embedMSL = target != "vulkan";
   writer.barrierEveryDispatch = allBarriers;
   progress.begin("compiling the kernels");
-  auto kernels = ::kiln::compilePlanKernels(*module, writer.embedMSL);
+  auto kernels = ::kiln::compilePlanKernels(*module, writer.embedMSL, spirvOptions);
   progress.end();
   if (failed(kernels))
     return fail("kernel compilation failed (see the diagnostics above)");

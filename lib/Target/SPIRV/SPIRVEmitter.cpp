@@ -6,7 +6,10 @@
 // (which MemRefToSPIRV turns into Workgroup variables), and known_block_size
 // becomes the spirv.entry_point_abi. After conversion, workgroup barriers also
 // order storage-buffer memory (UniformMemory), because fused stages and
-// multi-pass kernels hand values through storage buffers within a workgroup.
+// multi-pass kernels hand values through storage buffers within a workgroup;
+// and a storage buffer the kernel only loads from is decorated NonWritable,
+// as a GLSL `readonly` buffer is, so the driver may keep its loads on a
+// read-only path.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Target/SPIRV/SPIRVEmitter.h"
@@ -25,6 +28,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/SPIRV/Serialization.h"
+
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 
@@ -108,6 +113,76 @@ OwningOpRef<ModuleOp> isolateKernel(gpu::GPUModuleOp gpuModule,
   return module;
 }
 
+/// True when every use of `pointer` (through access chains) is a load.
+bool onlyLoaded(Value pointer) {
+  for (Operation *user : pointer.getUsers()) {
+    if (isa<spirv::LoadOp>(user))
+      continue;
+    auto chain = dyn_cast<spirv::AccessChainOp>(user);
+    if (chain && chain.getBasePtr() == pointer && onlyLoaded(chain.getResult()))
+      continue;
+    return false; // a store, an atomic, a copy: written, or not known
+  }
+  return true;
+}
+
+/// NonWritable on each StorageBuffer variable whose every address is only
+/// loaded from (a kernel's input, weight and vector-view bindings) and that
+/// `admit` admits by binding number.
+/// `var`'s block type with NonWritable on its members, the variable and its
+/// addresses retyped to it.
+void decorateMembersNonWritable(spirv::GlobalVariableOp var) {
+  auto pointer = cast<spirv::PointerType>(var.getType());
+  auto block = dyn_cast<spirv::StructType>(pointer.getPointeeType());
+  if (!block || block.isIdentified())
+    return;
+  MLIRContext *ctx = var.getContext();
+  SmallVector<Type> members(block.getElementTypes());
+  SmallVector<spirv::StructType::OffsetInfo> offsets;
+  SmallVector<spirv::StructType::MemberDecorationInfo> decorations;
+  block.getMemberDecorations(decorations);
+  for (unsigned i = 0; i < members.size(); ++i) {
+    if (block.hasOffset())
+      offsets.push_back(block.getMemberOffset(i));
+    decorations.emplace_back(i, spirv::Decoration::NonWritable, UnitAttr::get(ctx));
+  }
+  SmallVector<spirv::StructType::StructDecorationInfo> blockDecorations;
+  block.getStructDecorations(blockDecorations);
+  auto type = spirv::PointerType::get(
+      spirv::StructType::get(members, offsets, decorations, blockDecorations),
+      pointer.getStorageClass());
+  var.setTypeAttr(TypeAttr::get(type));
+  auto module = var->getParentOfType<spirv::ModuleOp>();
+  module.walk([&](spirv::AddressOfOp address) {
+    if (address.getVariable() == var.getSymName())
+      address.getPointer().setType(type);
+  });
+}
+
+void markReadOnlyBuffers(spirv::ModuleOp module,
+                         const std::function<bool(unsigned)> &admit, bool onMember) {
+  llvm::StringSet<> written;
+  module.walk([&](spirv::AddressOfOp address) {
+    if (!onlyLoaded(address.getPointer()))
+      written.insert(address.getVariable());
+  });
+  MLIRContext *ctx = module.getContext();
+  SmallVector<spirv::GlobalVariableOp> readOnly;
+  module.walk([&](spirv::GlobalVariableOp var) {
+    auto type = dyn_cast<spirv::PointerType>(var.getType());
+    auto binding = var.getBindingAttr();
+    if (type && type.getStorageClass() == spirv::StorageClass::StorageBuffer &&
+        !written.contains(var.getSymName()) && binding && admit(binding.getInt()))
+      readOnly.push_back(var);
+  });
+  for (spirv::GlobalVariableOp var : readOnly) {
+    if (onMember)
+      decorateMembersNonWritable(var);
+    else
+      var->setAttr("non_writable", UnitAttr::get(ctx));
+  }
+}
+
 LogicalResult runPipeline(ModuleOp module) {
   PassManager pm(module.getContext());
   pm.addPass(createMapMemRefStorageClassPass());
@@ -149,6 +224,12 @@ lowerKernelToSPIRV(ModuleOp module, StringRef kernel,
           return func.emitError("SPIR-V lowering failed for kernel '")
                      << kernel << "'",
                  failure();
+        if (options.readOnlyBuffers)
+          isolated->walk([&](spirv::ModuleOp m) {
+            markReadOnlyBuffers(m, [&](unsigned binding) {
+              return !options.readOnlyFilter || options.readOnlyFilter(kernel, binding);
+            }, options.readOnlyOnMember);
+          });
         return isolated;
       }
   return module.emitError("no kernel named '") << kernel << "'", failure();

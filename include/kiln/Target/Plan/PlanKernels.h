@@ -9,6 +9,7 @@
 #ifndef KILN_TARGET_PLAN_PLANKERNELS_H
 #define KILN_TARGET_PLAN_PLANKERNELS_H
 
+#include "kiln/Dialect/Stage/IR/StageAttrs.h"
 #include "kiln/Target/MSL/MSLEmitter.h"
 #include "kiln/Target/SPIRV/SPIRVEmitter.h"
 
@@ -33,6 +34,13 @@ struct PlanKernelBinaries {
 /// when `withMSL`. Errors are emitted as diagnostics on the module.
 mlir::FailureOr<PlanKernelBinaries> compilePlanKernels(mlir::ModuleOp module, bool withMSL,
                                                        const TargetOptions &spirv = {});
+
+/// A TargetOptions::readOnlyFilter admitting the bindings whose buffer (the
+/// launching function's argument and its `stage.buffer` kind) is one of
+/// `kinds`, in every launch of the kernel; a binding of no known kind is not
+/// admitted.
+std::function<bool(llvm::StringRef, unsigned)>
+readOnlyKindsFilter(mlir::ModuleOp module, llvm::ArrayRef<stage::BufferKind> kinds);
 
 } // namespace kiln
 

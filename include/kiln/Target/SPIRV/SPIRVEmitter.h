@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,16 @@ struct TargetOptions {
   /// A `#spirv.target_env<...>` in textual form. Used when the module carries
   /// no `spirv.target_env` attribute; empty means kDefaultTargetEnv.
   std::string targetEnv;
+  /// Decorate every storage buffer a kernel only loads from `NonWritable`
+  /// (GLSL's `readonly`), so the driver may read it through its read-only
+  /// path; false leaves every buffer undecorated, as before.
+  bool readOnlyBuffers = true;
+  /// Where NonWritable goes: on the block's member (as glslang writes a
+  /// `readonly` buffer) or on the variable.
+  bool readOnlyOnMember = true;
+  /// When set, only the bindings it admits (kernel name, binding number) are
+  /// decorated: e.g. those of one kind of buffer (readOnlyKindsFilter).
+  std::function<bool(llvm::StringRef kernel, unsigned binding)> readOnlyFilter;
 };
 
 /// Vulkan 1.1 compute with no optional capability: runs anywhere.
@@ -32,8 +43,8 @@ struct KernelBinary {
 
 /// Runs the upstream GPU-to-SPIR-V pipeline (map-memref-spirv-storage-class,
 /// convert-math-to-spirv, convert-gpu-to-spirv, spirv-lower-abi-attrs,
-/// spirv-update-vce) on each kernel of each gpu.module separately and
-/// serializes it. Errors are emitted as diagnostics on the module.
+/// spirv-update-vce) on each kernel of each gpu.module separately, marks its
+/// read-only buffers (TargetOptions::readOnlyBuffers) and serializes it. Errors are emitted as diagnostics on the module.
 mlir::FailureOr<std::vector<KernelBinary>> emitSPIRV(mlir::ModuleOp module,
                                                      const TargetOptions &options);
 
