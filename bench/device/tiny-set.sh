@@ -14,11 +14,14 @@ tiny_set_configs() {
     num_clusters=15 cluster_size=17 vocab_size=255
 }
 
-# tiny_set_plans KILN_COMPILE DIR FORMAT: the four configs' h200 plans of FORMAT into DIR/tiny.
+# tiny_set_plans KILN_COMPILE DIR FORMAT [VARIANT FLAGS...]: the four configs' h200
+# plans of FORMAT into DIR/tiny (CONFIG.FORMAT[.VARIANT].kplan, compiled with FLAGS).
 tiny_set_plans() {
-  local c
+  local c compile=$1 dir=$2 format=$3 variant=${4:+.$4}
+  shift 3; [ $# -gt 0 ] && shift
   for c in embryo-tiny embryo-tiny-odd dory-tiny dory-tiny-odd; do
-    "$1" --quiet "$2/cfg/$c.json" --cost-target h200 --weight-format "$3" -o "$2/tiny/$c.$3.kplan"
+    "$compile" --quiet "$dir/cfg/$c.json" --cost-target h200 --weight-format "$format" "$@" \
+      -o "$dir/tiny/$c.$format$variant.kplan"
   done
 }
 
@@ -26,7 +29,7 @@ tiny_set_plans() {
 tiny_set_parity() {
   local dir=$1 p n c f
   for p in "$dir"/tiny/*.kplan; do
-    n=$(basename "$p" .kplan); c=${n%%.*}; f=${n#*.}
+    n=$(basename "$p" .kplan); c=${n%%.*}; f=${n#*.}; f=${f%%.*}
     "$dir/bin/kiln-synth" --config "$dir/cfg/$c.json" --format "$f" --quiet -o /tmp/w.st > /dev/null
     echo "$n: $(timeout 25 "$dir/bin/kiln-run" "$p" --weights /tmp/w.st \
       --prompt 1,2,3,4,5,6,7,8,9,10,11,12,13 --max-new 48 --check-reference "$dir/cfg/$c.json" \

@@ -12,6 +12,9 @@
 #   bench/device/vector-activations-prep.sh BUILD DIR
 # With BUILD_C set, a third plan C from that build (the ninth session: B = 1799343,
 # C = the same with the head's subgroup walk unrolled to the lane's groups).
+# A_FLAGS, B_FLAGS, C_FLAGS, D_FLAGS: each letter's kiln-compile flags instead
+# (A's default `--matvec-activations scalar`, B's none; C and D only when set),
+# e.g. the tenth session's A = `--buffer-access undecorated`, B = the default.
 set -euo pipefail
 usage="usage: vector-activations-prep.sh BUILD DIR"
 b=${1:?$usage}; dir=${2:?$usage}
@@ -28,9 +31,17 @@ compile() { "$b/bin/kiln-compile" --quiet "$1" --cost-target h200 "${@:2}"; }
 for f in f16 q8_2f; do
   echo "prep: $f"
   for c in embryo-1b dory-1b-32k; do
-    compile "$dir/cfg/$c.json" --weight-format "$f" --matvec-activations scalar \
+    # shellcheck disable=SC2086 # each letter's flags are words
+    compile "$dir/cfg/$c.json" --weight-format "$f" ${A_FLAGS---matvec-activations scalar} \
       -o "$dir/plans/$c.$f.A.kplan"
-    compile "$dir/cfg/$c.json" --weight-format "$f" -o "$dir/plans/$c.$f.B.kplan"
+    # shellcheck disable=SC2086
+    compile "$dir/cfg/$c.json" --weight-format "$f" ${B_FLAGS:-} -o "$dir/plans/$c.$f.B.kplan"
+    for letter in C D; do
+      flags=${letter}_FLAGS
+      # shellcheck disable=SC2086
+      [ -n "${!flags+set}" ] && compile "$dir/cfg/$c.json" --weight-format "$f" ${!flags} \
+        -o "$dir/plans/$c.$f.$letter.kplan"
+    done
     [ -n "${BUILD_C:-}" ] && "$BUILD_C/bin/kiln-compile" --quiet "$dir/cfg/$c.json" --cost-target h200 \
       --weight-format "$f" -o "$dir/plans/$c.$f.C.kplan"
   done

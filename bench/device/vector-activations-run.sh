@@ -2,10 +2,11 @@
 # Runs what vector-activations-prep.sh prepared, on the GPU machine (about 4 minutes).
 #   [PLANS="A B"] [KERNELS="A B"] bash DIR/vector-activations-run.sh DIR OUT_DIR
 # PLANS: the plan letters to compare (each kiln-bench run takes them all);
-# KERNELS: the embryo-1b plans whose kernels run alone.
+# KERNELS: the embryo-1b plans whose kernels run alone; DORY_PLANS: dory-1b-32k's
+# (default PLANS).
 set -uo pipefail
 dir=${1:?usage: vector-activations-run.sh DIR OUT_DIR}; out=${2:?usage: vector-activations-run.sh DIR OUT_DIR}
-plans=${PLANS:-A B}; kernels=${KERNELS:-A B}
+plans=${PLANS:-A B}; kernels=${KERNELS:-A B}; dory_plans=${DORY_PLANS:-$plans}
 mkdir -p "$out"
 bin=$dir/bin
 source "$dir/tiny-set.sh"
@@ -16,11 +17,11 @@ start=$(date +%s)
     timeout 60 "$bin/vkprobe" 2>&1 | grep -E '^READ_BW|^DISPATCH barrier|^MATVEC|^DEVICE'
   echo "parity and probes: $(( $(date +%s) - start )) s"
 } > "$out/parity.txt" 2>&1
-list() { for s in $plans; do echo "$dir/plans/$1.$2.$s.kplan"; done; }
+list() { for s in ${3:-$plans}; do echo "$dir/plans/$1.$2.$s.kplan"; done; }
 {
   for f in f16 q8_2f; do
     "$bin/kiln-synth" --config "$dir/cfg/embryo-1b.json" --format "$f" --quiet -o /tmp/we.st > /dev/null
-    timeout 100 "$bin/kiln-bench" $(list embryo-1b $f) --weights /tmp/we.st \
+    timeout 150 "$bin/kiln-bench" $(list embryo-1b $f) --weights /tmp/we.st \
       -p 0 -n 128 -r 3 --read-bandwidth 4530
     for s in $kernels; do
       echo "== kernels $f $s"
@@ -33,7 +34,7 @@ list() { for s in $plans; do echo "$dir/plans/$1.$2.$s.kplan"; done; }
 {
   for f in f16 q8_2f; do
     "$bin/kiln-synth" --config "$dir/cfg/dory-1b-32k.json" --format "$f" --quiet -o /tmp/wd.st > /dev/null
-    timeout 100 "$bin/kiln-bench" $(list dory-1b-32k $f) --weights /tmp/wd.st \
+    timeout 100 "$bin/kiln-bench" $(list dory-1b-32k $f "$dory_plans") --weights /tmp/wd.st \
       -p 0 -n 64 -r 2 ${DORY_POSITIONS:+--positions $DORY_POSITIONS --seek}
   done
   echo "dory: $(( $(date +%s) - start )) s"
