@@ -134,8 +134,7 @@ static cl::opt<std::string> matvecActivations(
     cl::desc("tuning: how head_rows and mat-vecs whose activation is formed from several "
              "buffers (a norm weight, a column scale, an up input) load them: vec4 (four "
              "columns a load through a vector<4xf32> binding of the same buffer, where the "
-             "sizes allow) | scalar (one f32 a load), both weight formats (default: vec4 for "
-             "q8_2f, scalar for f16)"),
+             "sizes allow) | scalar (one f32 a load), both weight formats (default: vec4)"),
     cl::init(""), cl::cat(kilnCategory));
 static cl::opt<std::string> bufferAccess(
     "buffer-access",

@@ -86,10 +86,10 @@ struct StageToGPUOptions {
   /// where every such buffer is a whole number of vec4s, the columns fill
   /// whole groups, there is no slerp, and the kernel writes none of them.
   /// Per weight format: on an H100, q8_2f's head_rows took 40 us instead of
-  /// 80 and its normed, column-scaled mat-vecs 13-18% less; f16 gained 1.5 us
-  /// on q||k||v and lost 5.7 on gate||up; a mat-vec of a plain input lost in
-  /// both (docs/performance.md, ninth session).
-  FormatSwitch vectorActivations{/*f16=*/false, /*q8=*/true};
+  /// 80 and its normed, column-scaled mat-vecs 13-18% less (ninth session);
+  /// once read-only buffers were NonWritable, f16 gained too (embryo-1b +1.3%
+  /// in two sittings, dory-1b unchanged: docs/performance.md, tenth session).
+  FormatSwitch vectorActivations{/*f16=*/true, /*q8=*/true};
   /// Bytes of workgroup memory a kernel may declare (the target's
   /// max_shared_memory_bytes); 0: unchecked. A kernel over it that takes sums
   /// beside its dots is built again with them reduced before the dots; one
