@@ -14,6 +14,8 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Target/SPIRV/SPIRVEmitter.h"
 
+#include "ReadOnlyBuffers.h"
+
 #include "mlir/Conversion/GPUToSPIRV/GPUToSPIRVPass.h"
 #include "mlir/Conversion/MathToSPIRV/MathToSPIRVPass.h"
 #include "mlir/Conversion/MemRefToSPIRV/MemRefToSPIRVPass.h"
@@ -28,8 +30,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/SPIRV/Serialization.h"
-
-#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 
@@ -111,76 +111,6 @@ OwningOpRef<ModuleOp> isolateKernel(gpu::GPUModuleOp gpuModule,
   func->setAttr(spirv::getEntryPointABIAttrName(),
                 spirv::getEntryPointABIAttr(ctx, size));
   return module;
-}
-
-/// True when every use of `pointer` (through access chains) is a load.
-bool onlyLoaded(Value pointer) {
-  for (Operation *user : pointer.getUsers()) {
-    if (isa<spirv::LoadOp>(user))
-      continue;
-    auto chain = dyn_cast<spirv::AccessChainOp>(user);
-    if (chain && chain.getBasePtr() == pointer && onlyLoaded(chain.getResult()))
-      continue;
-    return false; // a store, an atomic, a copy: written, or not known
-  }
-  return true;
-}
-
-/// NonWritable on each StorageBuffer variable whose every address is only
-/// loaded from (a kernel's input, weight and vector-view bindings) and that
-/// `admit` admits by binding number.
-/// `var`'s block type with NonWritable on its members, the variable and its
-/// addresses retyped to it.
-void decorateMembersNonWritable(spirv::GlobalVariableOp var) {
-  auto pointer = cast<spirv::PointerType>(var.getType());
-  auto block = dyn_cast<spirv::StructType>(pointer.getPointeeType());
-  if (!block || block.isIdentified())
-    return;
-  MLIRContext *ctx = var.getContext();
-  SmallVector<Type> members(block.getElementTypes());
-  SmallVector<spirv::StructType::OffsetInfo> offsets;
-  SmallVector<spirv::StructType::MemberDecorationInfo> decorations;
-  block.getMemberDecorations(decorations);
-  for (unsigned i = 0; i < members.size(); ++i) {
-    if (block.hasOffset())
-      offsets.push_back(block.getMemberOffset(i));
-    decorations.emplace_back(i, spirv::Decoration::NonWritable, UnitAttr::get(ctx));
-  }
-  SmallVector<spirv::StructType::StructDecorationInfo> blockDecorations;
-  block.getStructDecorations(blockDecorations);
-  auto type = spirv::PointerType::get(
-      spirv::StructType::get(members, offsets, decorations, blockDecorations),
-      pointer.getStorageClass());
-  var.setTypeAttr(TypeAttr::get(type));
-  auto module = var->getParentOfType<spirv::ModuleOp>();
-  module.walk([&](spirv::AddressOfOp address) {
-    if (address.getVariable() == var.getSymName())
-      address.getPointer().setType(type);
-  });
-}
-
-void markReadOnlyBuffers(spirv::ModuleOp module,
-                         const std::function<bool(unsigned)> &admit, bool onMember) {
-  llvm::StringSet<> written;
-  module.walk([&](spirv::AddressOfOp address) {
-    if (!onlyLoaded(address.getPointer()))
-      written.insert(address.getVariable());
-  });
-  MLIRContext *ctx = module.getContext();
-  SmallVector<spirv::GlobalVariableOp> readOnly;
-  module.walk([&](spirv::GlobalVariableOp var) {
-    auto type = dyn_cast<spirv::PointerType>(var.getType());
-    auto binding = var.getBindingAttr();
-    if (type && type.getStorageClass() == spirv::StorageClass::StorageBuffer &&
-        !written.contains(var.getSymName()) && binding && admit(binding.getInt()))
-      readOnly.push_back(var);
-  });
-  for (spirv::GlobalVariableOp var : readOnly) {
-    if (onMember)
-      decorateMembersNonWritable(var);
-    else
-      var->setAttr("non_writable", UnitAttr::get(ctx));
-  }
 }
 
 LogicalResult runPipeline(ModuleOp module) {
