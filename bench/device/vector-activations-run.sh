@@ -2,11 +2,11 @@
 # Runs what vector-activations-prep.sh prepared, on the GPU machine (about 4 minutes).
 #   [PLANS="A B"] [KERNELS="A B"] bash DIR/vector-activations-run.sh DIR OUT_DIR
 # PLANS: the plan letters to compare (each kiln-bench run takes them all);
-# KERNELS: the embryo-1b plans whose kernels run alone; DORY_PLANS: dory-1b-32k's
+# KERNELS: the embryo-1b plans whose kernels run alone (empty: none); DORY_PLANS: dory-1b-32k's
 # (default PLANS).
 set -uo pipefail
 dir=${1:?usage: vector-activations-run.sh DIR OUT_DIR}; out=${2:?usage: vector-activations-run.sh DIR OUT_DIR}
-plans=${PLANS:-A B}; kernels=${KERNELS:-A B}; dory_plans=${DORY_PLANS:-$plans}
+plans=${PLANS:-A B}; kernels=${KERNELS-A B}; dory_plans=${DORY_PLANS:-$plans}
 mkdir -p "$out"
 bin=$dir/bin
 source "$dir/tiny-set.sh"
