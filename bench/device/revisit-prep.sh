@@ -5,8 +5,10 @@
 # loads (views on plain inputs stopped costing). A = today's defaults, B =
 # subgroup items, C = 16 loads in flight a thread, D = f16 lane sums, E = f16
 # norm after the dots, F = A with the buffers undecorated (the baseline of the
-# tenth session). Then on the GPU machine (about 6 minutes):
-#   PLANS="A B C D E F" KERNELS="A" DORY_PLANS="A B C F" bash DIR/vector-activations-run.sh DIR OUT
+# tenth session), G = barriers ordering storage buffers only where a kernel
+# hands values through one (`--barrier-semantics needed`, never measured).
+# Then on the GPU machine (about 7 minutes):
+#   PLANS="A B C D E F G" KERNELS="A" DORY_PLANS="A B C F G" bash DIR/vector-activations-run.sh DIR OUT
 #
 #   bench/device/revisit-prep.sh BUILD DIR
 set -euo pipefail
@@ -15,4 +17,5 @@ b=${1:?$usage}; dir=${2:?$usage}
 here=$(cd "$(dirname "$0")" && pwd)
 A_FLAGS="" B_FLAGS="--matvec-items subgroup" C_FLAGS="--matvec-loads-in-flight 16" \
   D_FLAGS="--matvec-sums lanes" E_FLAGS="--matvec-norm after" F_FLAGS="--buffer-access undecorated" \
+  G_FLAGS="--barrier-semantics needed" \
   bash "$here/vector-activations-prep.sh" "$b" "$dir"

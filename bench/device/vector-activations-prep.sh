@@ -12,8 +12,8 @@
 #   bench/device/vector-activations-prep.sh BUILD DIR
 # With BUILD_C set, a third plan C from that build (the ninth session: B = 1799343,
 # C = the same with the head's subgroup walk unrolled to the lane's groups).
-# A_FLAGS, B_FLAGS, C_FLAGS .. F_FLAGS: each letter's kiln-compile flags instead
-# (A's default `--matvec-activations scalar`, B's none; C to F only when set),
+# A_FLAGS, B_FLAGS, C_FLAGS .. G_FLAGS: each letter's kiln-compile flags instead
+# (A's default `--matvec-activations scalar`, B's none; C to G only when set),
 # e.g. the tenth session's A = `--buffer-access undecorated`, B = the default.
 set -euo pipefail
 usage="usage: vector-activations-prep.sh BUILD DIR"
@@ -36,7 +36,7 @@ for f in f16 q8_2f; do
       -o "$dir/plans/$c.$f.A.kplan"
     # shellcheck disable=SC2086
     compile "$dir/cfg/$c.json" --weight-format "$f" ${B_FLAGS:-} -o "$dir/plans/$c.$f.B.kplan"
-    for letter in C D E F; do
+    for letter in C D E F G; do
       flags=${letter}_FLAGS
       # shellcheck disable=SC2086
       [ -n "${!flags+set}" ] && compile "$dir/cfg/$c.json" --weight-format "$f" ${!flags} \

@@ -144,6 +144,12 @@ static cl::opt<std::string> bufferAccess(
              "of the buffer kinds decorated where read-only: weight, state, scratch, "
              "params (default: readonly)"),
     cl::init("readonly"), cl::cat(kilnCategory));
+static cl::opt<std::string> barrierSemantics(
+    "barrier-semantics",
+    cl::desc("tuning: what a workgroup barrier orders: storage (workgroup and storage-buffer "
+             "memory, every kernel) | needed (storage-buffer memory only in a kernel that "
+             "hands values between its threads through a storage buffer) (default: storage)"),
+    cl::init("storage"), cl::cat(kilnCategory));
 static cl::opt<std::string> bufferAccessKernels(
     "buffer-access-kernels",
     cl::desc("debugging: decorate only the bindings whose `KERNEL:BINDING` (kernel "
@@ -430,6 +436,10 @@ int main(int argc, char **argv) {
 
   ::kiln::TargetOptions spirvOptions;
   spirvOptions.readOnlyBuffers = bufferAccess != "undecorated";
+  if (barrierSemantics != "storage" && barrierSemantics != "needed")
+    return fail("--barrier-semantics must be storage or needed, not '" + barrierSemantics +
+                "'");
+  spirvOptions.storageBarriersWhereNeeded = barrierSemantics == "needed";
   if (bufferAccessForm != "member" && bufferAccessForm != "variable")
     return fail("--buffer-access-form must be member or variable, not '" + bufferAccessForm +
                 "'");

@@ -39,6 +39,10 @@ static llvm::cl::opt<std::string>
 static llvm::cl::opt<std::string>
     targetEnv("target-env", llvm::cl::init(""),
               llvm::cl::desc("#spirv.target_env used when the module has none"));
+static llvm::cl::opt<bool> barriersWhereNeeded(
+    "barriers-where-needed", llvm::cl::init(false),
+    llvm::cl::desc("workgroup barriers order storage-buffer memory only in a kernel "
+                   "that hands values through a storage buffer"));
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
@@ -76,6 +80,7 @@ int main(int argc, char **argv) {
   }
   kiln::TargetOptions targetOptions;
   targetOptions.targetEnv = targetEnv;
+  targetOptions.storageBarriersWhereNeeded = barriersWhereNeeded;
 
   auto output = openOutputFile(outputFile, &error);
   if (!output) {

@@ -6,7 +6,8 @@
 // (which MemRefToSPIRV turns into Workgroup variables), and known_block_size
 // becomes the spirv.entry_point_abi. After conversion, workgroup barriers also
 // order storage-buffer memory (UniformMemory), because fused stages and
-// multi-pass kernels hand values through storage buffers within a workgroup;
+// multi-pass kernels hand values through storage buffers within a workgroup
+// (TargetOptions::storageBarriersWhereNeeded: only in such kernels);
 // and a storage buffer the kernel only loads from is decorated NonWritable,
 // as a GLSL `readonly` buffer is, so the driver may keep its loads on a
 // read-only path.
@@ -14,7 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Target/SPIRV/SPIRVEmitter.h"
 
-#include "ReadOnlyBuffers.h"
+#include "StorageAccess.h"
 
 #include "mlir/Conversion/GPUToSPIRV/GPUToSPIRVPass.h"
 #include "mlir/Conversion/MathToSPIRV/MathToSPIRVPass.h"
@@ -121,15 +122,20 @@ LogicalResult runPipeline(ModuleOp module) {
   OpPassManager &spv = pm.nest<spirv::ModuleOp>();
   spv.addPass(spirv::createSPIRVLowerABIAttributesPass());
   spv.addPass(spirv::createSPIRVUpdateVCEPass());
-  if (failed(pm.run(module)))
-    return failure();
-  // Barriers between passes over storage buffers must order them too.
+  return pm.run(module);
+}
+
+/// Barriers between passes over storage buffers must order them too: every
+/// barrier, or (`whereNeeded`) only those of a kernel that hands values
+/// between its threads through a storage buffer.
+void widenBarriers(spirv::ModuleOp module, bool whereNeeded) {
+  if (whereNeeded && !handsValuesThroughStorage(module))
+    return;
   module.walk([](spirv::ControlBarrierOp barrier) {
     barrier.setMemorySemantics(spirv::MemorySemantics::AcquireRelease |
                                spirv::MemorySemantics::WorkgroupMemory |
                                spirv::MemorySemantics::UniformMemory);
   });
-  return success();
 }
 
 spirv::ModuleOp findSPIRVModule(ModuleOp module) {
@@ -154,12 +160,13 @@ lowerKernelToSPIRV(ModuleOp module, StringRef kernel,
           return func.emitError("SPIR-V lowering failed for kernel '")
                      << kernel << "'",
                  failure();
-        if (options.readOnlyBuffers)
-          isolated->walk([&](spirv::ModuleOp m) {
+        isolated->walk([&](spirv::ModuleOp m) {
+          widenBarriers(m, options.storageBarriersWhereNeeded);
+          if (options.readOnlyBuffers)
             markReadOnlyBuffers(m, [&](unsigned binding) {
               return !options.readOnlyFilter || options.readOnlyFilter(kernel, binding);
             }, options.readOnlyOnMember);
-          });
+        });
         return isolated;
       }
   return module.emitError("no kernel named '") << kernel << "'", failure();

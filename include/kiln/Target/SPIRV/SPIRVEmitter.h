@@ -27,6 +27,11 @@ struct TargetOptions {
   /// When set, only the bindings it admits (kernel name, binding number) are
   /// decorated: e.g. those of one kind of buffer (readOnlyKindsFilter).
   std::function<bool(llvm::StringRef kernel, unsigned binding)> readOnlyFilter;
+  /// Workgroup barriers order storage-buffer memory (UniformMemory) only in a
+  /// kernel that hands values between its threads through a storage buffer
+  /// (writes one it also loads from, or writes one at several places); false:
+  /// every barrier does, as before.
+  bool storageBarriersWhereNeeded = false;
 };
 
 /// Vulkan 1.1 compute with no optional capability: runs anywhere.

@@ -1,18 +1,23 @@
-//===- ReadOnlyBuffers.cpp - NonWritable on buffers a kernel only reads ---===//
+//===- StorageAccess.cpp - What a kernel does with its storage buffers ----===//
 //
-// A storage buffer whose every address (through access chains) is only
-// loaded from is declared NonWritable, as glslang declares a GLSL `readonly`
-// buffer: on the block's member. NVIDIA's driver needs it to keep those loads
+// From the uses of each storage buffer's address (through access chains):
+// a buffer only loaded from is declared NonWritable, as glslang declares a
+// GLSL `readonly` buffer: on the block's member. NVIDIA's driver needs it to keep those loads
 // on its read-only path (docs/performance.md, tenth session); on the variable,
 // equally valid SPIR-V, it gave wrong results in three of dory-tiny q8_2f's
 // kernels on that driver, so the variable form is kept only for bisecting.
+// And whether the kernel hands values between its threads through a storage
+// buffer, the only case in which its workgroup barriers must order
+// storage-buffer memory.
 //
 //===----------------------------------------------------------------------===//
-#include "ReadOnlyBuffers.h"
+#include "StorageAccess.h"
 
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVTypes.h"
+#include "mlir/IR/SymbolTable.h"
 
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
@@ -88,6 +93,33 @@ void markReadOnlyBuffers(spirv::ModuleOp module,
     else
       var->setAttr("non_writable", UnitAttr::get(ctx));
   }
+}
+
+bool handsValuesThroughStorage(spirv::ModuleOp module) {
+  // Per variable: is it loaded from, and at how many places is it written.
+  llvm::StringMap<std::pair<bool, unsigned>> uses;
+  std::function<void(Value, StringRef)> visit = [&](Value pointer, StringRef var) {
+    for (Operation *user : pointer.getUsers()) {
+      auto chain = dyn_cast<spirv::AccessChainOp>(user);
+      if (chain && chain.getBasePtr() == pointer)
+        visit(chain.getResult(), var);
+      else if (isa<spirv::LoadOp>(user))
+        uses[var].first = true;
+      else
+        ++uses[var].second; // a store, an atomic, a copy
+    }
+  };
+  module.walk([&](spirv::AddressOfOp address) {
+    auto var = dyn_cast_or_null<spirv::GlobalVariableOp>(
+        SymbolTable::lookupSymbolIn(module, address.getVariableAttr()));
+    auto type = var ? dyn_cast<spirv::PointerType>(var.getType()) : spirv::PointerType();
+    if (type && type.getStorageClass() == spirv::StorageClass::StorageBuffer)
+      visit(address.getPointer(), address.getVariable());
+  });
+  return llvm::any_of(uses, [](const auto &entry) {
+    auto [loaded, writes] = entry.getValue();
+    return writes > 0 && (loaded || writes > 1);
+  });
 }
 
 } // namespace kiln
