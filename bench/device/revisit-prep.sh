@@ -7,8 +7,10 @@
 # norm after the dots, F = A with the buffers undecorated (the baseline of the
 # tenth session), G = barriers ordering storage buffers only where a kernel
 # hands values through one (`--barrier-semantics needed`, never measured).
-# Then on the GPU machine (about 7 minutes):
-#   PLANS="A B C D E F G" KERNELS="A" DORY_PLANS="A B C F G" bash DIR/vector-activations-run.sh DIR OUT
+# Then on the GPU machine:
+#   PLANS="A B C D E F G" KERNELS="" DORY_PLANS="A B C F G" bash DIR/vector-activations-run.sh DIR OUT
+# (about 8 minutes; KERNELS="A" adds the kernel table, DORY_POSITIONS=4096 the full window:
+# each needs a call of its own within the 10-minute limit)
 #
 #   bench/device/revisit-prep.sh BUILD DIR
 set -euo pipefail

@@ -21,7 +21,7 @@ list() { for s in ${3:-$plans}; do echo "$dir/plans/$1.$2.$s.kplan"; done; }
 {
   for f in f16 q8_2f; do
     "$bin/kiln-synth" --config "$dir/cfg/embryo-1b.json" --format "$f" --quiet -o /tmp/we.st > /dev/null
-    timeout 150 "$bin/kiln-bench" $(list embryo-1b $f) --weights /tmp/we.st \
+    timeout 200 "$bin/kiln-bench" $(list embryo-1b $f) --weights /tmp/we.st \
       -p 0 -n 128 -r 3 --read-bandwidth 4530
     for s in $kernels; do
       echo "== kernels $f $s"
@@ -34,7 +34,7 @@ list() { for s in ${3:-$plans}; do echo "$dir/plans/$1.$2.$s.kplan"; done; }
 {
   for f in f16 q8_2f; do
     "$bin/kiln-synth" --config "$dir/cfg/dory-1b-32k.json" --format "$f" --quiet -o /tmp/wd.st > /dev/null
-    timeout 100 "$bin/kiln-bench" $(list dory-1b-32k $f "$dory_plans") --weights /tmp/wd.st \
+    timeout 150 "$bin/kiln-bench" $(list dory-1b-32k $f "$dory_plans") --weights /tmp/wd.st \
       -p 0 -n 64 -r 2 ${DORY_POSITIONS:+--positions $DORY_POSITIONS --seek}
   done
   echo "dory: $(( $(date +%s) - start )) s"
