@@ -3,10 +3,11 @@
 #   [PLANS="A B"] [KERNELS="A B"] bash DIR/vector-activations-run.sh DIR OUT_DIR
 # PLANS: the plan letters to compare (each kiln-bench run takes them all);
 # KERNELS: the embryo-1b plans whose kernels run alone (empty: none); DORY_PLANS: dory-1b-32k's
-# (default PLANS).
+# (default PLANS); FORMATS: the weight formats to run (default "f16 q8_2f").
 set -uo pipefail
 dir=${1:?usage: vector-activations-run.sh DIR OUT_DIR}; out=${2:?usage: vector-activations-run.sh DIR OUT_DIR}
 plans=${PLANS:-A B}; kernels=${KERNELS-A B}; dory_plans=${DORY_PLANS:-$plans}
+formats=${FORMATS:-f16 q8_2f}
 mkdir -p "$out"
 bin=$dir/bin
 source "$dir/tiny-set.sh"
@@ -19,7 +20,7 @@ start=$(date +%s)
 } > "$out/parity.txt" 2>&1
 list() { for s in ${3:-$plans}; do echo "$dir/plans/$1.$2.$s.kplan"; done; }
 {
-  for f in f16 q8_2f; do
+  for f in $formats; do
     "$bin/kiln-synth" --config "$dir/cfg/embryo-1b.json" --format "$f" --quiet -o /tmp/we.st > /dev/null
     timeout 200 "$bin/kiln-bench" $(list embryo-1b $f) --weights /tmp/we.st \
       -p 0 -n 128 -r 3 --read-bandwidth 4530
@@ -32,7 +33,7 @@ list() { for s in ${3:-$plans}; do echo "$dir/plans/$1.$2.$s.kplan"; done; }
   echo "embryo: $(( $(date +%s) - start )) s"
 } > "$out/embryo.txt" 2>&1
 {
-  for f in f16 q8_2f; do
+  for f in $formats; do
     "$bin/kiln-synth" --config "$dir/cfg/dory-1b-32k.json" --format "$f" --quiet -o /tmp/wd.st > /dev/null
     timeout 150 "$bin/kiln-bench" $(list dory-1b-32k $f "$dory_plans") --weights /tmp/wd.st \
       -p 0 -n 64 -r 2 ${DORY_POSITIONS:+--positions $DORY_POSITIONS --seek}

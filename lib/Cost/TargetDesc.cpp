@@ -52,7 +52,8 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
       "matvec_efficiency", "compute_gflops", "subgroup_size",
       "max_workgroup_size", "max_shared_memory_bytes", "compute_units", "reduce_workgroup_size",
       "attention_value_dims", "q8_matvec_efficiency", "workgroup_barrier_us", "cache_bandwidth_gbps", "subgroup_arithmetic",
-      "matvec_items", "matvec_sums", "matvec_norm", "matvec_grid_limit"};
+      "matvec_items", "matvec_sums", "matvec_norm", "matvec_grid_limit",
+      "matvec_item_shape"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!known.count(it.key()))
       return io::Error("target: unknown field '" + it.key() + "'");
@@ -147,6 +148,35 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
   };
   perFormat("matvec_sums", "lanes", "scalar", d.matvecScalarSums);
   perFormat("matvec_norm", "before", "after", d.matvecNormAfterDots);
+  // [rows, groups], for both formats or per format.
+  auto itemShape = [&](const std::string &field, const json &v, MatvecItemShape &out) {
+    if (!v.is_array() || v.size() != 2 || !v[0].is_number_integer() ||
+        !v[1].is_number_integer() || v[0].get<int64_t>() < 1 || v[0].get<int64_t>() > 16 ||
+        v[1].get<int64_t>() < 1 || v[1].get<int64_t>() > 64) {
+      s = io::Error("target: field '" + field +
+                    "' must be [rows, groups] with rows in [1, 16] and groups in [1, 64]");
+      return;
+    }
+    out = {static_cast<uint32_t>(v[0].get<int64_t>()), static_cast<uint32_t>(v[1].get<int64_t>())};
+  };
+  if (s && j.contains("matvec_item_shape")) {
+    const json &v = j["matvec_item_shape"];
+    if (!v.is_object()) {
+      itemShape("matvec_item_shape", v, d.matvecItemShape.f16);
+      d.matvecItemShape.q8 = d.matvecItemShape.f16;
+    } else {
+      for (auto it = v.begin(); it != v.end() && s; ++it) {
+        MatvecItemShape *slot = it.key() == "f16"     ? &d.matvecItemShape.f16
+                                : it.key() == "q8_2f" ? &d.matvecItemShape.q8
+                                                      : nullptr;
+        if (!slot)
+          s = io::Error("target: field 'matvec_item_shape' has unknown format '" + it.key() +
+                        "' (f16 or q8_2f)");
+        else
+          itemShape("matvec_item_shape." + it.key(), *it, *slot);
+      }
+    }
+  }
   if (s && j.contains("matvec_grid_limit")) {
     const json &v = j["matvec_grid_limit"];
     if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 65535)
@@ -213,6 +243,21 @@ std::string targetDescToJson(const TargetDesc &d) {
   perFormat("matvec_norm", "before", "after", d.matvecNormAfterDots);
   if (d.matvecGridLimit > 0)
     j["matvec_grid_limit"] = d.matvecGridLimit;
+  // An item shape: one pair where both formats agree, else an object of the
+  // formats that set one.
+  auto shapeJson = [](const MatvecItemShape &v) { return json::array({v.rows, v.groups}); };
+  const PerFormatItemShape &shapes = d.matvecItemShape;
+  bool same = shapes.f16.rows == shapes.q8.rows && shapes.f16.groups == shapes.q8.groups;
+  if (same && shapes.f16.rows > 0) {
+    j["matvec_item_shape"] = shapeJson(shapes.f16);
+  } else if (!same) {
+    json perFormat = json::object();
+    if (shapes.f16.rows > 0)
+      perFormat["f16"] = shapeJson(shapes.f16);
+    if (shapes.q8.rows > 0)
+      perFormat["q8_2f"] = shapeJson(shapes.q8);
+    j["matvec_item_shape"] = perFormat;
+  }
   j["max_shared_memory_bytes"] = d.maxSharedMemoryBytes;
   j["compute_units"] = d.computeUnits;
   return j.dump(2) + "\n";

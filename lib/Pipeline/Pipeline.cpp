@@ -107,6 +107,11 @@ void applyTarget(ModuleOp module, const cost::TargetDesc &desc,
   options.kernels.matvecNormAfterDots = {desc.matvecNormAfterDots.f16,
                                          desc.matvecNormAfterDots.q8};
   options.kernels.matvecGridLimit = desc.matvecGridLimit;
+  auto shape = [](const cost::MatvecItemShape &s) {
+    return kiln::ItemShape{static_cast<int64_t>(s.rows), static_cast<int64_t>(s.groups)};
+  };
+  options.kernels.matvecItemShape = {shape(desc.matvecItemShape.f16),
+                                     shape(desc.matvecItemShape.q8)};
   options.kernels.maxWorkgroupMemoryBytes = desc.maxSharedMemoryBytes;
   options.kernels.subgroupReduce = desc.subgroupArithmetic;
   // SPIR-V 1.3 is Vulkan 1.1's, which has subgroup operations.

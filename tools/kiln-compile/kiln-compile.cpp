@@ -101,14 +101,19 @@ static cl::opt<bool> quiet("quiet", cl::desc("no progress lines on stderr"), cl:
                            cl::cat(kilnCategory));
 static cl::opt<int64_t> matvecRowsPerItem(
     "matvec-rows-per-item",
-    cl::desc("tuning: mat-vec rows a workgroup computes together (default 0: by weight "
-             "format, f16 4, q8_2f 8)"),
+    cl::desc("tuning: mat-vec rows a workgroup computes together, both formats (default 0: "
+             "the target's matvec_item_shape, else f16 4, q8_2f 8)"),
     cl::init(0),
     cl::cat(kilnCategory));
 static cl::opt<int64_t> matvecGroupsPerThread(
     "matvec-groups-per-thread",
-    cl::desc("tuning: 16-byte weight groups a mat-vec thread reads per row (default 0: by "
-             "weight format, f16 4, q8_2f 8)"),
+    cl::desc("tuning: 16-byte weight groups a mat-vec thread reads per row, both formats "
+             "(default 0: the target's matvec_item_shape, else f16 4, q8_2f 8)"),
+    cl::init(0), cl::cat(kilnCategory));
+static cl::opt<int64_t> matvecPlainGroupsPerThread(
+    "matvec-plain-groups-per-thread",
+    cl::desc("tuning: groups a thread for mat-vecs of one plain input (no norm, up, column "
+             "scale or slerp), both formats (default 0: as the others)"),
     cl::init(0), cl::cat(kilnCategory));
 static cl::opt<int64_t> matvecLoadsInFlight(
     "matvec-loads-in-flight",
@@ -390,6 +395,9 @@ int main(int argc, char **argv) {
   if (matvecLoadsInFlight < 0 || matvecLoadsInFlight > 64)
     return fail("--matvec-loads-in-flight must be in [0, 64] (0: the default, 8)");
   pipeline.kernels.matvecGroupsPerThread = matvecGroupsPerThread;
+  if (matvecPlainGroupsPerThread < 0 || matvecPlainGroupsPerThread > 64)
+    return fail("--matvec-plain-groups-per-thread must be in [0, 64] (0: as the others)");
+  pipeline.kernels.matvecPlainGroupsPerThread = matvecPlainGroupsPerThread;
   pipeline.kernels.matvecLoadsInFlight = matvecLoadsInFlight;
 
   DialectRegistry registry;

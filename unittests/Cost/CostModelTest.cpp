@@ -107,14 +107,46 @@ TEST(CostModel, QuantizedMatvecsHaveTheirOwnEfficiency) {
   ASSERT_FALSE(bool(warp));
   EXPECT_EQ(warp.error().message(),
             "target: field 'matvec_items' must be \"workgroup\" or \"subgroup\"");
-  // matvec_sums, matvec_norm, matvec_grid_limit: h200.json sets the first two per
-  // weight format (measured on an H100); a round trip keeps them, anything else is
-  // refused by name.
+  // matvec_sums, matvec_norm, matvec_grid_limit: h200.json sets sums per weight
+  // format and the norm for both (measured on an H100); a round trip keeps them,
+  // anything else is refused by name.
   EXPECT_TRUE(loaded->matvecScalarSums.f16);
   EXPECT_FALSE(loaded->matvecScalarSums.q8);
-  EXPECT_FALSE(loaded->matvecNormAfterDots.f16);
+  EXPECT_TRUE(loaded->matvecNormAfterDots.f16);
   EXPECT_TRUE(loaded->matvecNormAfterDots.q8);
   EXPECT_EQ(loaded->matvecGridLimit, 0u);
+  EXPECT_EQ(loaded->matvecItemShape.q8.rows, 4u);
+  EXPECT_EQ(loaded->matvecItemShape.q8.groups, 4u);
+  // matvec_item_shape: [rows, groups] for both formats or per format, kept by a
+  // round trip; out of range or an unknown format refused by name.
+  auto shapes = parseTargetDesc(std::string(kMinimal).insert(
+      1, "\"matvec_item_shape\":{\"q8_2f\":[4,2]},"));
+  ASSERT_TRUE(bool(shapes)) << shapes.error().message();
+  auto shapesAgain = parseTargetDesc(targetDescToJson(*shapes));
+  ASSERT_TRUE(bool(shapesAgain));
+  EXPECT_EQ(shapesAgain->matvecItemShape.f16.rows, 0u);
+  EXPECT_EQ(shapesAgain->matvecItemShape.q8.rows, 4u);
+  EXPECT_EQ(shapesAgain->matvecItemShape.q8.groups, 2u);
+  auto both = parseTargetDesc(std::string(kMinimal).insert(1, "\"matvec_item_shape\":[2,8],"));
+  ASSERT_TRUE(bool(both));
+  auto bothAgain = parseTargetDesc(targetDescToJson(*both));
+  ASSERT_TRUE(bool(bothAgain));
+  EXPECT_EQ(bothAgain->matvecItemShape.f16.rows, 2u);
+  EXPECT_EQ(bothAgain->matvecItemShape.q8.groups, 8u);
+  auto tooMany = parseTargetDesc(std::string(kMinimal).insert(1, "\"matvec_item_shape\":[32,4],"));
+  ASSERT_FALSE(bool(tooMany));
+  EXPECT_EQ(tooMany.error().message(), "target: field 'matvec_item_shape' must be [rows, groups] "
+                                       "with rows in [1, 16] and groups in [1, 64]");
+  auto badFormat = parseTargetDesc(std::string(kMinimal).insert(
+      1, "\"matvec_item_shape\":{\"q4\":[4,4]},"));
+  ASSERT_FALSE(bool(badFormat));
+  EXPECT_EQ(badFormat.error().message(),
+            "target: field 'matvec_item_shape' has unknown format 'q4' (f16 or q8_2f)");
+  auto badPair = parseTargetDesc(std::string(kMinimal).insert(
+      1, "\"matvec_item_shape\":{\"f16\":[4]},"));
+  ASSERT_FALSE(bool(badPair));
+  EXPECT_EQ(badPair.error().message(), "target: field 'matvec_item_shape.f16' must be "
+                                       "[rows, groups] with rows in [1, 16] and groups in [1, 64]");
   auto switches = parseTargetDesc(std::string(kMinimal).insert(
       1, "\"matvec_sums\":\"scalar\",\"matvec_norm\":\"after\",\"matvec_grid_limit\":528,"));
   ASSERT_TRUE(bool(switches));

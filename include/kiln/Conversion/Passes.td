@@ -66,6 +66,8 @@ def ConvertStageToGPU : Pass<"convert-stage-to-gpu", "::mlir::ModuleOp"> {
            "Mat-vec rows one workgroup computes together (activations read once for all); 0: by format">,
     Option<"matvecGroupsPerThread", "matvec-groups-per-thread", "int64_t", /*default=*/"0",
            "16-byte weight groups a mat-vec thread reads per row (sets the workgroup size); 0: by format">,
+    Option<"matvecPlainGroupsPerThread", "matvec-plain-groups-per-thread", "int64_t", /*default=*/"0",
+           "Groups a thread for mat-vecs of one plain input (no norm, up, column scale or slerp); 0: as the others">,
     Option<"matvecLoadsInFlight", "matvec-loads-in-flight", "int64_t", /*default=*/"0",
            "16-byte weight loads a mat-vec thread issues before their arithmetic; 0: the default">,
     Option<"matvecSubgroupItems", "matvec-subgroup-items", "bool", /*default=*/"false",

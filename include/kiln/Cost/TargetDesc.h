@@ -24,6 +24,17 @@ struct PerFormatSwitch {
   bool q8 = false;
 };
 
+/// A mat-vec item shape a target sets per weight format, measured:
+/// rows an item x 16-byte groups a thread (0: the kernel's default).
+struct MatvecItemShape {
+  uint32_t rows = 0;
+  uint32_t groups = 0;
+};
+struct PerFormatItemShape {
+  MatvecItemShape f16;
+  MatvecItemShape q8;
+};
+
 struct TargetDesc {
   std::string name;   ///< e.g. "h200"
   std::string api;    ///< "vulkan" or "metal"
@@ -75,6 +86,11 @@ struct TargetDesc {
   PerFormatSwitch matvecScalarSums;
   PerFormatSwitch matvecNormAfterDots;
   uint32_t matvecGridLimit = 0;
+  /// `matvec_item_shape` (optional): [rows, groups] for both formats, or
+  /// {"f16": [rows, groups], "q8_2f": [rows, groups]}; rows in [1, 16],
+  /// groups in [1, 64] (kiln-compile's --matvec-rows-per-item and
+  /// --matvec-groups-per-thread override).
+  PerFormatItemShape matvecItemShape;
   uint32_t maxSharedMemoryBytes = 16384;
   /// Workgroups that run at once at full speed (SMs, CUs, cores).
   uint32_t computeUnits = 1;

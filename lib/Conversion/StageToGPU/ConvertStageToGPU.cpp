@@ -512,6 +512,7 @@ struct ConvertStageToGPUPass
     options.subgroupReduce = subgroupReduce;
     options.matvecRowsPerItem = matvecRowsPerItem;
     options.matvecGroupsPerThread = matvecGroupsPerThread;
+    options.matvecPlainGroupsPerThread = matvecPlainGroupsPerThread;
     options.matvecLoadsInFlight = matvecLoadsInFlight;
     options.matvecSubgroupItems = matvecSubgroupItems;
     options.matvecScalarSums = FormatSwitch::both(matvecScalarSums);

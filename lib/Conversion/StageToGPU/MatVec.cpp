@@ -29,12 +29,17 @@ namespace kiln {
 
 std::pair<int64_t, int64_t> matvecShapeFor(stage::MatrixFormat format,
                                            const StageToGPUOptions &o) {
-  // q8_2f rows are half the bytes of f16 ones: more rows and groups per thread
-  // keep as many bytes in flight (a sweep on the H200, docs/performance.md).
+  // A flag for both formats, else the target's measured shape, else the
+  // format's default: q8_2f rows are half the bytes of f16 ones, so more rows
+  // and groups per thread keep as many bytes in flight (a sweep on the H200
+  // before read-only buffers were declared; docs/performance.md).
   bool q8 = format == stage::MatrixFormat::q8_2f;
-  int64_t rows = o.matvecRowsPerItem > 0 ? o.matvecRowsPerItem : (q8 ? 8 : 4);
-  int64_t groups = o.matvecGroupsPerThread > 0 ? o.matvecGroupsPerThread : (q8 ? 8 : 4);
-  return {rows, groups};
+  const ItemShape &target = o.matvecItemShape.of(format);
+  auto pick = [](int64_t flag, int64_t fromTarget, int64_t byFormat) {
+    return flag > 0 ? flag : fromTarget > 0 ? fromTarget : byFormat;
+  };
+  return {pick(o.matvecRowsPerItem, target.rows, q8 ? 8 : 4),
+          pick(o.matvecGroupsPerThread, target.groups, q8 ? 8 : 4)};
 }
 
 int64_t rowsPerItem(stage::MatrixFormat format, int64_t rows, const StageToGPUOptions &o) {
@@ -211,7 +216,11 @@ KernelShape shapeOf(stage::MatVecOp op, const StageToGPUOptions &o) {
   int64_t perChunk = ceilDiv(groups, op.getSplitK());
   // About groupsPerThread groups a thread and row, within [32, reduce size]: every thread busy on a row, few enough partials that the closing
   // reduction stays cheap (measured on the H200, docs/performance.md).
-  int64_t groupsPerThread = matvecShapeFor(op.getFormat(), o).second;
+  const bool plainInput =
+      !op.getNorm() && !op.getUp() && !op.getColScale() && !op.getSlerpUpdate();
+  int64_t groupsPerThread = plainInput && o.matvecPlainGroupsPerThread > 0
+                                ? o.matvecPlainGroupsPerThread
+                                : matvecShapeFor(op.getFormat(), o).second;
   int64_t size = std::max<int64_t>(32, llvm::PowerOf2Ceil(ceilDiv(perChunk, groupsPerThread)));
   size = std::min<int64_t>(size, o.reduceWorkgroupSize);
   return {size, gridFor(items, size, o)};

@@ -31,6 +31,22 @@ struct FormatSwitch {
   static FormatSwitch both(bool on) { return {on, on}; }
 };
 
+/// A mat-vec item's shape: rows an item x 16-byte groups a thread a row
+/// (0: the weight format's default).
+struct ItemShape {
+  int64_t rows = 0;
+  int64_t groups = 0;
+};
+
+/// An item shape per weight format.
+struct FormatItemShape {
+  ItemShape f16;
+  ItemShape q8;
+  const ItemShape &of(stage::MatrixFormat format) const {
+    return format == stage::MatrixFormat::q8_2f ? q8 : f16;
+  }
+};
+
 /// How kernels are shaped; the pass fills it from its options and the target.
 struct StageToGPUOptions {
   int64_t rowWorkgroupSize = 64;
@@ -45,10 +61,17 @@ struct StageToGPUOptions {
   int64_t attentionValueDims = 0;
   bool subgroupReduce = false;
   /// Mat-vec rows a workgroup computes per item (each group's activations
-  /// read once for all of them) and 16-byte groups a thread reads per row;
-  /// 0 picks by weight format (matvecShapeFor).
+  /// read once for all of them) and 16-byte groups a thread reads per row,
+  /// for both weight formats (kiln-compile's flags); 0 leaves the choice to
+  /// matvecItemShape, then to the format's default (matvecShapeFor).
   int64_t matvecRowsPerItem = 0;
   int64_t matvecGroupsPerThread = 0;
+  /// The target's item shape per weight format (0: the format's default).
+  FormatItemShape matvecItemShape;
+  /// Groups a thread for mat-vecs that read one plain input (no norm, up,
+  /// column scale or slerp: fewer loads a group), both formats; 0: as the
+  /// others.
+  int64_t matvecPlainGroupsPerThread = 0;
   /// 16-byte weight loads a mat-vec thread issues before their arithmetic
   /// (rows x groups); 0: kMatVecLoadsInFlight.
   int64_t matvecLoadsInFlight = 0;
