@@ -3,7 +3,8 @@
 #   [PLANS="A B"] [KERNELS="A B"] bash DIR/vector-activations-run.sh DIR OUT_DIR
 # PLANS: the plan letters to compare (each kiln-bench run takes them all);
 # KERNELS: the embryo-1b plans whose kernels run alone (empty: none); DORY_PLANS: dory-1b-32k's
-# (default PLANS); FORMATS: the weight formats to run (default "f16 q8_2f").
+# (default PLANS); FORMATS: the weight formats to run (default "f16 q8_2f"); PROBE=0 skips
+# vkprobe (a later call of the same session).
 set -uo pipefail
 dir=${1:?usage: vector-activations-run.sh DIR OUT_DIR}; out=${2:?usage: vector-activations-run.sh DIR OUT_DIR}
 plans=${PLANS:-A B}; kernels=${KERNELS-A B}; dory_plans=${DORY_PLANS:-$plans}
@@ -14,7 +15,7 @@ source "$dir/tiny-set.sh"
 start=$(date +%s)
 {
   tiny_set_parity "$dir"
-  [ -x "$bin/vkprobe" ] && VKPROBE_BUDGET_S=40 VKPROBE_MATVEC=2048x2048,6144x2048,5632x2048,2048x5632,32768x2048 \
+  [ "${PROBE:-1}" != 0 ] && [ -x "$bin/vkprobe" ] && VKPROBE_BUDGET_S=40 VKPROBE_MATVEC=2048x2048,6144x2048,5632x2048,2048x5632,32768x2048 \
     timeout 60 "$bin/vkprobe" 2>&1 | grep -E '^READ_BW|^DISPATCH barrier|^MATVEC|^DEVICE'
   echo "parity and probes: $(( $(date +%s) - start )) s"
 } > "$out/parity.txt" 2>&1

@@ -70,7 +70,8 @@ struct StageToGPUOptions {
   FormatItemShape matvecItemShape;
   /// Groups a thread for mat-vecs that read one plain input (no norm, up,
   /// column scale or slerp: fewer loads a group), both formats; 0: as the
-  /// others.
+  /// others. Measured at 2 on an H100: dory-1b q8_2f +2.5%, embryo-1b q8_2f
+  /// -2.4%, f16 -4 to -8% (docs/performance.md): off by default.
   int64_t matvecPlainGroupsPerThread = 0;
   /// 16-byte weight loads a mat-vec thread issues before their arithmetic
   /// (rows x groups); 0: kMatVecLoadsInFlight.
