@@ -106,77 +106,57 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
     else
       return io::Error("target: field 'subgroup_arithmetic' must be true or false");
   }
-  // A two-way choice spelt as one of two words.
-  auto choice = [&](const char *field, const char *off, const char *on, bool &out) {
-    if (!s || !j.contains(field))
-      return;
-    const json &v = j[field];
-    if (!v.is_string() || (v.get<std::string>() != off && v.get<std::string>() != on)) {
-      s = io::Error(std::string("target: field '") + field + "' must be \"" + off +
-                    "\" or \"" + on + "\"");
-      return;
-    }
-    out = v.get<std::string>() == on;
+  // A two-way choice spelt as one of two words: checks `v` (named `name` in
+  // the error) and stores the choice in `out`.
+  auto word = [&s](const char *off, const char *on) {
+    return [&s, off, on](const std::string &name, const json &v, bool &out) {
+      if (!v.is_string() || (v.get<std::string>() != off && v.get<std::string>() != on)) {
+        s = io::Error("target: field '" + name + "' must be \"" + off + "\" or \"" + on + "\"");
+        return;
+      }
+      out = v.get<std::string>() == on;
+    };
   };
-  choice("matvec_items", "workgroup", "subgroup", d.matvecSubgroupItems);
-  // The same per weight format: one word for both, or {"f16": word,
-  // "q8_2f": word}.
-  auto perFormat = [&](const char *field, const char *off, const char *on,
-                       PerFormatSwitch &out) {
+  if (s && j.contains("matvec_items"))
+    word("workgroup", "subgroup")("matvec_items", j["matvec_items"], d.matvecSubgroupItems);
+  // A field set for both weight formats (one value) or per format ({"f16":
+  // value, "q8_2f": value}; a format left out keeps its default): `read`
+  // checks one value and stores it in out.f16 or out.q8.
+  auto perFormat = [&](const char *field, auto &out, auto read) {
     if (!s || !j.contains(field))
       return;
     const json &v = j[field];
     if (!v.is_object()) {
-      choice(field, off, on, out.f16);
+      read(field, v, out.f16);
       out.q8 = out.f16;
       return;
     }
     for (auto it = v.begin(); it != v.end() && s; ++it) {
-      bool *slot = it.key() == "f16" ? &out.f16 : it.key() == "q8_2f" ? &out.q8 : nullptr;
-      if (!slot) {
+      auto *slot = it.key() == "f16" ? &out.f16 : it.key() == "q8_2f" ? &out.q8 : nullptr;
+      if (!slot)
         s = io::Error(std::string("target: field '") + field + "' has unknown format '" +
                       it.key() + "' (f16 or q8_2f)");
-        return;
-      }
-      if (!it->is_string() || (it->get<std::string>() != off && it->get<std::string>() != on)) {
-        s = io::Error(std::string("target: field '") + field + "." + it.key() +
-                      "' must be \"" + off + "\" or \"" + on + "\"");
-        return;
-      }
-      *slot = it->get<std::string>() == on;
+      else
+        read(field + ("." + it.key()), *it, *slot);
     }
   };
-  perFormat("matvec_sums", "lanes", "scalar", d.matvecScalarSums);
-  perFormat("matvec_norm", "before", "after", d.matvecNormAfterDots);
-  // [rows, groups], for both formats or per format.
-  auto itemShape = [&](const std::string &field, const json &v, MatvecItemShape &out) {
-    if (!v.is_array() || v.size() != 2 || !v[0].is_number_integer() ||
-        !v[1].is_number_integer() || v[0].get<int64_t>() < 1 || v[0].get<int64_t>() > 16 ||
-        v[1].get<int64_t>() < 1 || v[1].get<int64_t>() > 64) {
-      s = io::Error("target: field '" + field +
-                    "' must be [rows, groups] with rows in [1, 16] and groups in [1, 64]");
-      return;
-    }
-    out = {static_cast<uint32_t>(v[0].get<int64_t>()), static_cast<uint32_t>(v[1].get<int64_t>())};
-  };
-  if (s && j.contains("matvec_item_shape")) {
-    const json &v = j["matvec_item_shape"];
-    if (!v.is_object()) {
-      itemShape("matvec_item_shape", v, d.matvecItemShape.f16);
-      d.matvecItemShape.q8 = d.matvecItemShape.f16;
-    } else {
-      for (auto it = v.begin(); it != v.end() && s; ++it) {
-        MatvecItemShape *slot = it.key() == "f16"     ? &d.matvecItemShape.f16
-                                : it.key() == "q8_2f" ? &d.matvecItemShape.q8
-                                                      : nullptr;
-        if (!slot)
-          s = io::Error("target: field 'matvec_item_shape' has unknown format '" + it.key() +
-                        "' (f16 or q8_2f)");
-        else
-          itemShape("matvec_item_shape." + it.key(), *it, *slot);
-      }
-    }
-  }
+  perFormat("matvec_sums", d.matvecScalarSums, word("lanes", "scalar"));
+  perFormat("matvec_norm", d.matvecNormAfterDots, word("before", "after"));
+  // [rows, groups].
+  perFormat("matvec_item_shape", d.matvecItemShape,
+            [&s](const std::string &name, const json &v, MatvecItemShape &out) {
+              if (!v.is_array() || v.size() != 2 || !v[0].is_number_integer() ||
+                  !v[1].is_number_integer() || v[0].get<int64_t>() < 1 ||
+                  v[0].get<int64_t>() > 16 || v[1].get<int64_t>() < 1 ||
+                  v[1].get<int64_t>() > 64) {
+                s = io::Error("target: field '" + name +
+                              "' must be [rows, groups] with rows in [1, 16] and groups in "
+                              "[1, 64]");
+                return;
+              }
+              out = {static_cast<uint32_t>(v[0].get<int64_t>()),
+                     static_cast<uint32_t>(v[1].get<int64_t>())};
+            });
   if (s && j.contains("matvec_grid_limit")) {
     const json &v = j["matvec_grid_limit"];
     if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 65535)
