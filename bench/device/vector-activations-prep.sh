@@ -15,6 +15,8 @@
 # A_FLAGS, B_FLAGS, C_FLAGS .. G_FLAGS: each letter's kiln-compile flags instead
 # (A's default `--matvec-activations scalar`, B's none; C to G only when set),
 # e.g. the tenth session's A = `--buffer-access undecorated`, B = the default.
+# With BUILD_A set, A's plans come from that build (a baseline commit's), its flags
+# A_FLAGS (default none).
 set -euo pipefail
 usage="usage: vector-activations-prep.sh BUILD DIR"
 b=${1:?$usage}; dir=${2:?$usage}
@@ -32,8 +34,13 @@ for f in f16 q8_2f; do
   echo "prep: $f"
   for c in embryo-1b dory-1b-32k; do
     # shellcheck disable=SC2086 # each letter's flags are words
-    compile "$dir/cfg/$c.json" --weight-format "$f" ${A_FLAGS---matvec-activations scalar} \
-      -o "$dir/plans/$c.$f.A.kplan"
+    if [ -n "${BUILD_A:-}" ]; then
+      "$BUILD_A/bin/kiln-compile" --quiet "$dir/cfg/$c.json" --cost-target h200 \
+        --weight-format "$f" ${A_FLAGS:-} -o "$dir/plans/$c.$f.A.kplan"
+    else
+      compile "$dir/cfg/$c.json" --weight-format "$f" ${A_FLAGS---matvec-activations scalar} \
+        -o "$dir/plans/$c.$f.A.kplan"
+    fi
     # shellcheck disable=SC2086
     compile "$dir/cfg/$c.json" --weight-format "$f" ${B_FLAGS:-} -o "$dir/plans/$c.$f.B.kplan"
     for letter in C D E F G; do

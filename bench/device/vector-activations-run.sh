@@ -5,7 +5,8 @@
 # KERNELS: the embryo-1b plans whose kernels run alone (empty: none); DORY_PLANS: dory-1b-32k's
 # (default PLANS); FORMATS: the weight formats to run (default "f16 q8_2f"); PROBE=0 skips
 # vkprobe (a later call of the same session); DORY_KERNELS: dory-1b-32k's plans whose
-# kernels run alone (default none).
+# kernels run alone (default none); KERNEL_POSITIONS: the positions those kernels run at
+# (default 256).
 set -uo pipefail
 dir=${1:?usage: vector-activations-run.sh DIR OUT_DIR}; out=${2:?usage: vector-activations-run.sh DIR OUT_DIR}
 plans=${PLANS:-A B}; kernels=${KERNELS-A B}; dory_plans=${DORY_PLANS:-$plans}
@@ -40,9 +41,11 @@ list() { for s in ${3:-$plans}; do echo "$dir/plans/$1.$2.$s.kplan"; done; }
     timeout 150 "$bin/kiln-bench" $(list dory-1b-32k $f "$dory_plans") --weights /tmp/wd.st \
       -p 0 -n 64 -r 2 ${DORY_POSITIONS:+--positions $DORY_POSITIONS --seek}
     for s in ${DORY_KERNELS:-}; do
-      echo "== kernels $f $s"
-      timeout 90 "$bin/kiln-bench" kernels "$dir/plans/dory-1b-32k.$f.$s.kplan" --weights /tmp/wd.st \
-        -r 10 --position 256 --read-bandwidth 4530 | grep -E 'layers_(0|9)_|head|exit|^total'
+      for p in ${KERNEL_POSITIONS:-256}; do
+        echo "== kernels $f $s @$p"
+        timeout 90 "$bin/kiln-bench" kernels "$dir/plans/dory-1b-32k.$f.$s.kplan" --weights /tmp/wd.st \
+          -r 10 --position "$p" --read-bandwidth 4530 | grep -E 'layers_(0|9)_|head|exit|^total'
+      done
     done
   done
   echo "dory: $(( $(date +%s) - start )) s"

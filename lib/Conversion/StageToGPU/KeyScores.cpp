@@ -4,9 +4,9 @@
 // (the largest power of two at most 16 and the head dim), P = ceil(hd / G)
 // dims a lane; a pass of the workgroup scores W / G keys, and a lane takes K
 // such passes' keys at once (K · P loads in flight, at most kLoadsInFlight):
-// one such trip is the workgroup's block. For each of the K keys the lanes'
-// partial dots meet in workgroup memory and lane t < W / G of the pass adds
-// its key's G partials in lane order and stores the score.
+// one such trip is the workgroup's block. The lanes' partial dots of all K
+// keys meet in workgroup memory (K · W floats) behind one barrier, and lane
+// t < K · W / G adds key t's G partials in lane order and stores the score.
 //
 //===----------------------------------------------------------------------===//
 #include "KeyScores.h"
@@ -20,7 +20,7 @@ namespace kiln {
 namespace {
 
 /// f32 loads a lane keeps in flight for its keys, and the most keys it
-/// takes at once (each adds two barriers to a trip).
+/// takes at once (each adds W floats of workgroup memory).
 constexpr int64_t kLoadsInFlight = 32;
 constexpr int64_t kMaxKeysPerLane = 8;
 /// Lanes that read one key (at most).
@@ -28,6 +28,9 @@ constexpr int64_t kLanesPerKey = 16;
 /// Keys a value lane loads in one loop trip (each an f32 load it would
 /// otherwise wait for before the next).
 constexpr int64_t kValueKeysInFlight = 16;
+/// Keys a value lane holds from the kernel's start to the weights (dory-1b's
+/// window of 1,024 keys at S = 32 slices: 32 a lane, 33 with sinks).
+constexpr int64_t kMaxHeldValues = 40;
 
 struct ScoreGeometry {
   int64_t lanes, dimsPerLane, keysPerPass, keysPerLane;
@@ -112,6 +115,53 @@ Value sumWeightedValues(KernelBuilder &kb, const KeyWalk &walk, Value d, Value f
   });
 }
 
+HeldValues loadHeldValues(KernelBuilder &kb, const KeyWalk &walk, Value dimBase,
+                          int64_t dims, int64_t keySlots,
+                          const std::function<Value(Value, Value)> &sinkValue,
+                          const std::function<Value(Value, Value)> &ringValue) {
+  HeldValues held;
+  const int64_t slices = kb.getWorkgroupSize() / dims;
+  const int64_t perLane = slices >= 2 ? ceilDiv(keySlots, slices) : 0;
+  if (perLane == 0 || perLane > kMaxHeldValues)
+    return held;
+  Value thread = kb.threadId();
+  Value dim = kb.add(dimBase, kb.rem(thread, kb.index(dims)));
+  // Threads past S · D (none when D divides W) read slice S - 1's keys.
+  Value slice = kb.min(kb.div(thread, kb.index(dims)), kb.index(slices - 1));
+  Value last = kb.sub(walk.count, kb.index(1));
+  const int64_t sinks = walk.sinks;
+  for (int64_t i = 0; i < perLane; ++i) {
+    Value u = kb.add(slice, kb.index(i * slices));
+    // A key past the walk loads its last key's value (in range) and adds 0.
+    Value safe = kb.min(u, last);
+    held.keys.push_back(u);
+    if (i * slices >= sinks) { // never a sink
+      held.values.push_back(ringValue(walk.slotOf(kb, safe), dim));
+      continue;
+    }
+    // A sink and a ring value both loaded (the other at a row in range), so
+    // the loads stay straight-line code.
+    Value isSink = kb.ult(safe, kb.index(sinks));
+    Value ringKey = kb.select(isSink, kb.index(sinks), safe);
+    Value sinkRow = kb.select(isSink, safe, kb.index(0));
+    Value ring = ringValue(walk.slotOf(kb, ringKey), dim);
+    Value sink = sinkValue(sinkRow, dim);
+    held.values.push_back(kb.select(isSink, sink, ring));
+  }
+  return held;
+}
+
+Value sumHeldValues(KernelBuilder &kb, const HeldValues &held, const KeyWalk &walk,
+                    const std::function<Value(Value)> &weight) {
+  Value acc = kb.f32(0.0f);
+  Value last = kb.sub(walk.count, kb.index(1));
+  for (auto [u, v] : llvm::zip(held.keys, held.values)) {
+    Value w = weight(kb.min(u, last));
+    acc = kb.select(kb.ult(u, walk.count), kb.fadd(acc, kb.fmul(w, v)), acc);
+  }
+  return acc;
+}
+
 KernelShape shapeOf(stage::KeyScoresOp op, const StageToGPUOptions &o) {
   int64_t hd = memrefSize(op.getKRing(), 2);
   int64_t heads = memrefSize(op.getQ(), 0) / hd;
@@ -134,7 +184,7 @@ void buildKernel(stage::KeyScoresOp op, KernelBuilder &kb) {
   Value sinkQ = op.getSinkQ() ? kb.buffer(op.getSinkQ()) : Value();
   Value sinkK = sinks > 0 ? kb.buffer(op.getSinkK()) : Value();
   Value scores = kb.buffer(op.getScores());
-  Value partials = kb.workgroupBuffer(width);
+  Value partials = kb.workgroupBuffer(width * geometry.keysPerLane);
 
   Value head = kb.div(kb.workgroupId(), kb.index(blocks));
   Value first = kb.mul(kb.rem(kb.workgroupId(), kb.index(blocks)), kb.index(blockKeys));
@@ -201,21 +251,27 @@ void buildKernel(stage::KeyScoresOp op, KernelBuilder &kb) {
         dot = kb.fadd(dot, kb.fmul(picked[i], rows[k][i]));
       dots.push_back(dot);
     }
-    for (int64_t k = 0; k < geometry.keysPerLane; ++k) {
-      kb.store(dots[k], partials, {thread});
-      kb.barrier();
-      // Lane t < W / G of the pass: key first + k·(W/G) + t.
-      Value u = kb.add(first, kb.add(kb.index(k * geometry.keysPerPass), thread));
-      Value owner = kb.ult(thread, kb.index(geometry.keysPerPass));
-      Value from = kb.mul(kb.min(thread, kb.index(geometry.keysPerPass - 1)),
-                          kb.index(geometry.lanes));
-      Value total = kb.load(partials, {from});
-      for (int64_t j = 1; j < geometry.lanes; ++j)
-        total = kb.fadd(total, kb.load(partials, {kb.add(from, kb.index(j))}));
-      Value stores = arith::AndIOp::create(kb.b, kb.loc, owner, kb.ult(u, walk.count));
-      kb.ifThen(stores, [&] { kb.store(kb.fmul(total, scale), scores, {head, u}); });
-      kb.barrier();
-    }
+    // Every key's partials in one round: key k's at k·W + thread, one
+    // barrier, then lane t < K·(W/G) adds the G partials of key
+    // first + t (key k = t / (W/G), slot t mod (W/G) of its pass) in lane
+    // order. One barrier a block where a round a key took two (key_scores
+    // took 7.5-7.9 us a call on an H100 with 8 a block).
+    for (int64_t k = 0; k < geometry.keysPerLane; ++k)
+      kb.store(dots[k], partials, {kb.add(thread, kb.index(k * width))});
+    kb.barrier();
+    const int64_t owners = geometry.keysPerLane * geometry.keysPerPass;
+    Value owner = kb.min(thread, kb.index(owners - 1));
+    Value keyOfOwner = kb.div(owner, kb.index(geometry.keysPerPass));
+    Value slotOfOwner = kb.rem(owner, kb.index(geometry.keysPerPass));
+    Value u = kb.add(first, owner);
+    Value from = kb.add(kb.mul(keyOfOwner, kb.index(width)),
+                        kb.mul(slotOfOwner, kb.index(geometry.lanes)));
+    Value total = kb.load(partials, {from});
+    for (int64_t j = 1; j < geometry.lanes; ++j)
+      total = kb.fadd(total, kb.load(partials, {kb.add(from, kb.index(j))}));
+    Value stores = arith::AndIOp::create(kb.b, kb.loc, kb.ult(thread, kb.index(owners)),
+                                         kb.ult(u, walk.count));
+    kb.ifThen(stores, [&] { kb.store(kb.fmul(total, scale), scores, {head, u}); });
   });
 }
 
