@@ -5,9 +5,8 @@
 // ring newest first), takes their maximum, writes the weights with the e^-16
 // floor to workgroup memory and reduces their sum; then S = W / D key slices
 // of D value lanes: lane d of slice s sums weight · value over keys s, s +
-// S, ... (their values loaded at the kernel's start where a lane has few
-// keys, else several keys' loads in flight after the weights), and the
-// slices' sums meet in workgroup memory. Reading the whole score row in each workgroup is what
+// S, ... (several keys' loads in flight), and the slices' sums meet in
+// workgroup memory. Reading the whole score row in each workgroup is what
 // keeps the floor exact: no partial softmax is ever combined.
 //
 //===----------------------------------------------------------------------===//
@@ -41,11 +40,6 @@ void buildKernel(stage::AttentionOp op, KernelBuilder &kb) {
   auto windows = op.getGroupWindows();
   KeyWalk walk = walkKeys(kb, head, qh, kvh, cap, sinks, position,
                           [&](int64_t g) { return windows ? (*windows)[g] : cap; });
-  // The value lanes' values, loaded now (KeyScores.h).
-  HeldValues heldValues = loadHeldValues(
-      kb, walk, dimBase, dims, memrefSize(op.getScores(), 1),
-      [&](Value row, Value d) { return kb.load(sinkV, {walk.kvHead, row, d}); },
-      [&](Value slot, Value d) { return kb.load(vRing, {walk.kvHead, slot, d}); });
 
   Value localMax = kb.strided(walk.count, kb.f32(-3.4e38f), [&](Value u, Value m) {
     return kb.fmax(m, kb.load(scores, {head, u}));
@@ -65,11 +59,9 @@ void buildKernel(stage::AttentionOp op, KernelBuilder &kb) {
   Value inv = kb.fdiv(kb.f32(1.0f), kb.fmax(sum, kb.f32(1e-20f)));
   auto weightedValues = [&](Value d, Value first, Value step) {
     Value dim = kb.add(dimBase, d);
-    auto weight = [&](Value u) { return kb.load(weights, {u}); };
-    if (!heldValues.empty())
-      return sumHeldValues(kb, heldValues, walk, weight);
     return sumWeightedValues(
-        kb, walk, dim, first, step, kb.f32(0.0f), weight,
+        kb, walk, dim, first, step, kb.f32(0.0f),
+        [&](Value u) { return kb.load(weights, {u}); },
         [&](Value u, Value at) { return kb.load(sinkV, {walk.kvHead, u, at}); },
         [&](Value slot, Value at) { return kb.load(vRing, {walk.kvHead, slot, at}); });
   };

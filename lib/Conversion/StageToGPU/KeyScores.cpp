@@ -28,9 +28,6 @@ constexpr int64_t kLanesPerKey = 16;
 /// Keys a value lane loads in one loop trip (each an f32 load it would
 /// otherwise wait for before the next).
 constexpr int64_t kValueKeysInFlight = 16;
-/// Keys a value lane holds from the kernel's start to the weights (dory-1b's
-/// window of 1,024 keys at S = 32 slices: 32 a lane, 33 with sinks).
-constexpr int64_t kMaxHeldValues = 40;
 
 struct ScoreGeometry {
   int64_t lanes, dimsPerLane, keysPerPass, keysPerLane;
@@ -113,53 +110,6 @@ Value sumWeightedValues(KernelBuilder &kb, const KeyWalk &walk, Value d, Value f
   return kb.sumSteps(ringFirst, walk.count, step, acc, kValueKeysInFlight, [&](Value u) {
     return kb.fmul(weight(u), ringValue(walk.slotOf(kb, u), d));
   });
-}
-
-HeldValues loadHeldValues(KernelBuilder &kb, const KeyWalk &walk, Value dimBase,
-                          int64_t dims, int64_t keySlots,
-                          const std::function<Value(Value, Value)> &sinkValue,
-                          const std::function<Value(Value, Value)> &ringValue) {
-  HeldValues held;
-  const int64_t slices = kb.getWorkgroupSize() / dims;
-  const int64_t perLane = slices >= 2 ? ceilDiv(keySlots, slices) : 0;
-  if (perLane == 0 || perLane > kMaxHeldValues)
-    return held;
-  Value thread = kb.threadId();
-  Value dim = kb.add(dimBase, kb.rem(thread, kb.index(dims)));
-  // Threads past S · D (none when D divides W) read slice S - 1's keys.
-  Value slice = kb.min(kb.div(thread, kb.index(dims)), kb.index(slices - 1));
-  Value last = kb.sub(walk.count, kb.index(1));
-  const int64_t sinks = walk.sinks;
-  for (int64_t i = 0; i < perLane; ++i) {
-    Value u = kb.add(slice, kb.index(i * slices));
-    // A key past the walk loads its last key's value (in range) and adds 0.
-    Value safe = kb.min(u, last);
-    held.keys.push_back(u);
-    if (i * slices >= sinks) { // never a sink
-      held.values.push_back(ringValue(walk.slotOf(kb, safe), dim));
-      continue;
-    }
-    // A sink and a ring value both loaded (the other at a row in range), so
-    // the loads stay straight-line code.
-    Value isSink = kb.ult(safe, kb.index(sinks));
-    Value ringKey = kb.select(isSink, kb.index(sinks), safe);
-    Value sinkRow = kb.select(isSink, safe, kb.index(0));
-    Value ring = ringValue(walk.slotOf(kb, ringKey), dim);
-    Value sink = sinkValue(sinkRow, dim);
-    held.values.push_back(kb.select(isSink, sink, ring));
-  }
-  return held;
-}
-
-Value sumHeldValues(KernelBuilder &kb, const HeldValues &held, const KeyWalk &walk,
-                    const std::function<Value(Value)> &weight) {
-  Value acc = kb.f32(0.0f);
-  Value last = kb.sub(walk.count, kb.index(1));
-  for (auto [u, v] : llvm::zip(held.keys, held.values)) {
-    Value w = weight(kb.min(u, last));
-    acc = kb.select(kb.ult(u, walk.count), kb.fadd(acc, kb.fmul(w, v)), acc);
-  }
-  return acc;
 }
 
 KernelShape shapeOf(stage::KeyScoresOp op, const StageToGPUOptions &o) {

@@ -56,28 +56,6 @@ mlir::Value sumWeightedValues(
     const std::function<mlir::Value(mlir::Value u, mlir::Value d)> &sinkValue,
     const std::function<mlir::Value(mlir::Value slot, mlir::Value d)> &ringValue);
 
-/// A value lane's keys and their values, loaded at the kernel's start (they
-/// depend only on the position, so their round trip to memory overlaps the
-/// scores', the reductions' and anything else before the weights). The
-/// lanes are sumValueSlices' (thread t is lane t mod D of slice t / D, keys
-/// slice, slice + S, ...). Empty where the workgroup is one slice or a lane
-/// would hold more than kMaxHeldValues (a longer window walks the ring after
-/// the weights, sumWeightedValues).
-struct HeldValues {
-  llvm::SmallVector<mlir::Value> keys, values;
-  bool empty() const { return keys.empty(); }
-};
-HeldValues loadHeldValues(
-    KernelBuilder &kb, const KeyWalk &walk, mlir::Value dimBase, int64_t dims,
-    int64_t keySlots,
-    const std::function<mlir::Value(mlir::Value row, mlir::Value d)> &sinkValue,
-    const std::function<mlir::Value(mlir::Value slot, mlir::Value d)> &ringValue);
-/// Σ weight(u) · value(u) over the held keys in key order (the order of
-/// sumWeightedValues, so the sums are the same); a key past the walk adds
-/// nothing.
-mlir::Value sumHeldValues(KernelBuilder &kb, const HeldValues &held, const KeyWalk &walk,
-                          const std::function<mlir::Value(mlir::Value)> &weight);
-
 /// The weighted value sums of `dims` head dims over the whole workgroup: S =
 /// W / dims slices of `dims` lanes; lane d of slice s takes `slice(d, s, S)`
 /// (keys s, s + S, ...), slice 0 `firstSlice(d, S)` instead when given

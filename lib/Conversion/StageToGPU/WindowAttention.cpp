@@ -11,9 +11,8 @@
 // serial step waits on global memory (they did: kv_attention took 12 us a
 // layer before the first seal and 30 after, on the H200). The near weights go to
 // workgroup memory; then W / D key slices of D value lanes sum the values
-// (loaded at the kernel's start where a lane has at most 40 keys; slice 0
-// also the far values), the slices meet in workgroup memory, and lane d
-// normalises and gates.
+// (slice 0 also the far values), the slices meet in workgroup memory, and
+// lane d normalises and gates.
 //
 //===----------------------------------------------------------------------===//
 #include "DoryFarField.h"
@@ -84,14 +83,9 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
     if (op.getFold())
       ownFold = kb.load(kb.buffer(op.getFold()), {at});
   }
-  // The value lanes' values, loaded now (KeyScores.h).
-  const int64_t keySlots = memrefSize(op.getScores(), 1);
-  HeldValues heldValues = loadHeldValues(
-      kb, walk, dimBase, dims, keySlots,
-      [&](Value row, Value d) { return kb.load(sinkV, {kvHead, row, d}); },
-      [&](Value slot, Value d) { return kb.load(vRing, {kvHead, slot, d}); });
   // The thread's scores u = t, t + W, ... of the row's slots: held in
   // registers when few, those past the walk's keys left out.
+  const int64_t keySlots = memrefSize(op.getScores(), 1);
   SmallVector<HeldElement> held;
   if (ceilDiv(keySlots, kb.getWorkgroupSize()) <= kMaxHeldScores)
     held = kb.held(keySlots);
@@ -202,18 +196,15 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
   Value nearMass = kb.reduce(localSum, ReduceKind::Add);
   Value inv = kb.fdiv(kb.f32(1.0f),
                       kb.fmax(kb.fadd(nearMass, farMass), kb.f32(1e-30f)));
-  // Lane d of slice `first` sums keys first, first + step, ... (the values
-  // held since the start, or loaded now); slice 0 also takes the far part.
+  // Lane d of slice `first` sums keys first, first + step, ...; slice 0 also
+  // takes the far part.
   auto weightedValues = [&](Value d, Value first, Value step, bool withFar) {
     Value dim = kb.add(dimBase, d);
-    auto weight = [&](Value u) { return kb.load(weights, {u}); };
-    Value acc =
-        !heldValues.empty()
-            ? sumHeldValues(kb, heldValues, walk, weight)
-            : sumWeightedValues(
-                  kb, walk, dim, first, step, kb.f32(0.0f), weight,
-                  [&](Value u, Value at) { return kb.load(sinkV, {kvHead, u, at}); },
-                  [&](Value slot, Value at) { return kb.load(vRing, {kvHead, slot, at}); });
+    Value acc = sumWeightedValues(
+        kb, walk, dim, first, step, kb.f32(0.0f),
+        [&](Value u) { return kb.load(weights, {u}); },
+        [&](Value u, Value at) { return kb.load(sinkV, {kvHead, u, at}); },
+        [&](Value slot, Value at) { return kb.load(vRing, {kvHead, slot, at}); });
     if (withFar && op.getLandmarks()) {
       Value thetaAt = kb.add(dim, kb.index(2));
       // In order, as the reference; a few terms a trip so their loads are
