@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 rm -rf "$dir"; mkdir -p "$dir"/{bin,plans,cfg}
 cp "$b"/bin/{kiln-run,kiln-bench,kiln-synth} "$dir/bin/"
-cp "$here/sweep-run.sh" "$dir/"
+cp "$here"/{sweep-run.sh,tiny-set.sh} "$dir/"
 cp "$root"/examples/{embryo-1b-32k,dory-1b-32k}.json "$dir/cfg/"
 for c in embryo-1b-32k dory-1b-32k; do
   for f in $formats; do
@@ -27,4 +27,9 @@ for c in embryo-1b-32k dory-1b-32k; do
     bash "$here/estimates.sh" "$b/bin/kiln-compile" "$dir/cfg/$c.json" "$f" >> "$dir/estimates.txt"
   done
 done
+# The tiny parity set with B's compiler (sweep-run.sh runs it first).
+mkdir -p "$dir/tiny"
+source "$here/tiny-set.sh"
+tiny_set_configs "$root" "$dir"
+for f in $formats; do tiny_set_plans "$b/bin/kiln-compile" "$dir" "$f"; done
 du -sh "$dir"
