@@ -176,12 +176,17 @@ void buildKernel(stage::KeyScoresOp op, KernelBuilder &kb) {
     // The K x P key values, key by key. `withSinks`: a sink key and a ring
     // key both loaded (the other at a clamped row, in cache), so the loads
     // stay straight-line code; a block past the sinks loads the ring alone.
+    // Key k of a lane is key first + k·(W/G) + slot: a sink only where
+    // k·(W/G) < sinks (first >= 0), so later keys load their ring rows alone
+    // in every block.
+    auto maybeSink = [&](int64_t k) { return k * geometry.keysPerPass < sinks; };
     auto loadRows = [&](bool withSinks) {
       SmallVector<Value> values;
-      for (Value u : keys) {
+      for (auto [k, u] : llvm::enumerate(keys)) {
         Value safe = kb.min(u, last);
         // The key's ring slot (and sink row), once for all its dims.
-        Value isSink = withSinks ? kb.ult(safe, kb.index(sinks)) : Value();
+        Value isSink =
+            withSinks && maybeSink(k) ? kb.ult(safe, kb.index(sinks)) : Value();
         Value ringKey = isSink ? kb.select(isSink, kb.index(sinks), safe) : safe;
         Value sinkRow = isSink ? kb.select(isSink, safe, kb.index(0)) : Value();
         Value slot = walk.slotOf(kb, ringKey);
@@ -208,7 +213,7 @@ void buildKernel(stage::KeyScoresOp op, KernelBuilder &kb) {
                      loaded.begin() + (k + 1) * geometry.dimsPerLane);
     for (int64_t k = 0; k < geometry.keysPerLane; ++k) {
       SmallVector<Value> picked(queries);
-      if (sinkQ) {
+      if (sinkQ && maybeSink(k)) {
         Value isSink = kb.ult(keys[k], kb.index(sinks));
         for (auto [i, plain] : llvm::enumerate(sinkQueries))
           picked[i] = kb.select(isSink, plain, queries[i]);
