@@ -5,8 +5,9 @@
 // dims a lane; a pass of the workgroup scores W / G keys, and a lane takes K
 // such passes' keys at once (K · P loads in flight, at most kLoadsInFlight):
 // one such trip is the workgroup's block. The lanes' partial dots of all K
-// keys meet in workgroup memory (K · W floats) behind one barrier, and lane
-// t < K · W / G adds key t's G partials in lane order and stores the score.
+// keys meet in workgroup memory (K · W floats) behind one barrier, and
+// thread t adds the G partials of keys t, t + W, ... (of the K · W / G) in
+// lane order and stores their scores.
 //
 //===----------------------------------------------------------------------===//
 #include "KeyScores.h"
@@ -224,26 +225,25 @@ void buildKernel(stage::KeyScoresOp op, KernelBuilder &kb) {
       dots.push_back(dot);
     }
     // Every key's partials in one round: key k's at k·W + thread, one
-    // barrier, then lane t < K·(W/G) adds the G partials of key
-    // first + t (key k = t / (W/G), slot t mod (W/G) of its pass) in lane
-    // order. One barrier a block where a round a key took two (key_scores
-    // took 7.5-7.9 us a call on an H100 with 8 a block).
+    // barrier, then the K·(W/G) keys' G partials are added in lane order,
+    // key first + t by thread t mod W (more keys than threads where G < 8).
+    // One barrier a block where a round a key took two (key_scores took
+    // 7.5-7.9 us a call on an H100 with 8 a block).
     for (int64_t k = 0; k < geometry.keysPerLane; ++k)
       kb.store(dots[k], partials, {kb.add(thread, kb.index(k * width))});
     kb.barrier();
-    const int64_t owners = geometry.keysPerLane * geometry.keysPerPass;
-    Value owner = kb.min(thread, kb.index(owners - 1));
-    Value keyOfOwner = kb.div(owner, kb.index(geometry.keysPerPass));
-    Value slotOfOwner = kb.rem(owner, kb.index(geometry.keysPerPass));
-    Value u = kb.add(first, owner);
-    Value from = kb.add(kb.mul(keyOfOwner, kb.index(width)),
-                        kb.mul(slotOfOwner, kb.index(geometry.lanes)));
-    Value total = kb.load(partials, {from});
-    for (int64_t j = 1; j < geometry.lanes; ++j)
-      total = kb.fadd(total, kb.load(partials, {kb.add(from, kb.index(j))}));
-    Value stores = arith::AndIOp::create(kb.b, kb.loc, kb.ult(thread, kb.index(owners)),
-                                         kb.ult(u, walk.count));
-    kb.ifThen(stores, [&] { kb.store(kb.fmul(total, scale), scores, {head, u}); });
+    kb.strided(kb.index(geometry.keysPerLane * geometry.keysPerPass), [&](Value t) {
+      Value keyOfT = kb.div(t, kb.index(geometry.keysPerPass));
+      Value slotOfT = kb.rem(t, kb.index(geometry.keysPerPass));
+      Value from = kb.add(kb.mul(keyOfT, kb.index(width)),
+                          kb.mul(slotOfT, kb.index(geometry.lanes)));
+      Value total = kb.load(partials, {from});
+      for (int64_t j = 1; j < geometry.lanes; ++j)
+        total = kb.fadd(total, kb.load(partials, {kb.add(from, kb.index(j))}));
+      Value u = kb.add(first, t);
+      kb.ifThen(kb.ult(u, walk.count),
+                [&] { kb.store(kb.fmul(total, scale), scores, {head, u}); });
+    });
   });
 }
 

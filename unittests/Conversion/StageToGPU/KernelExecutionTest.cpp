@@ -562,6 +562,13 @@ TEST_F(KernelExecution, AttentionEarlyPositionNoSinksOddDims) {
   checkAttention(/*qh=*/2, /*kvh=*/1, /*hd=*/24, /*W=*/300, /*ns=*/0, /*pos=*/40, {300});
 }
 
+// A head dim below 8: 4 lanes a key, so a block's keys (8 a lane) outnumber
+// the workgroup's threads and each thread sums the partials of several keys;
+// sinks in the first block's first keys only.
+TEST_F(KernelExecution, AttentionHeadDimFourKeysPastTheThreads) {
+  checkAttention(/*qh=*/2, /*kvh=*/1, /*hd=*/4, /*W=*/700, /*ns=*/2, /*pos=*/1500, {700});
+}
+
 TEST_F(KernelExecution, RopeKvWritePartialRotary) {
   const int64_t qh = 3, kvh = 1, hd = 16, rd = 8, W = 8, pos = 13;
   const float theta = 10000.0f;
