@@ -174,12 +174,11 @@ void buildKernel(stage::KeyScoresOp op, KernelBuilder &kb) {
     SmallVector<Value> keys, dots;
     for (int64_t k = 0; k < geometry.keysPerLane; ++k)
       keys.push_back(kb.add(first, kb.add(kb.index(k * geometry.keysPerPass), slot)));
-    // The K x P key values, key by key. `withSinks`: a sink key and a ring
-    // key both loaded (the other at a clamped row, in cache), so the loads
-    // stay straight-line code; a block past the sinks loads the ring alone.
-    // Key k of a lane is key first + k·(W/G) + slot: a sink only where
-    // k·(W/G) < sinks (first >= 0), so later keys load their ring rows alone
-    // in every block.
+    // The K x P key values, key by key (value i of key k at k·P + i). Key k
+    // of a lane is key first + k·(W/G) + slot, so it can be a sink only where
+    // k·(W/G) < sinks (first >= 0); with `withSinks` such a key loads its sink
+    // and ring rows both (the other at a clamped row, in cache: the loads
+    // stay straight-line code) and selects; every other key its ring row.
     auto maybeSink = [&](int64_t k) { return k * geometry.keysPerPass < sinks; };
     auto loadRows = [&](bool withSinks) {
       SmallVector<Value> values;
@@ -200,18 +199,14 @@ void buildKernel(stage::KeyScoresOp op, KernelBuilder &kb) {
       }
       return values;
     };
-    // Only the first blocks hold sinks (the test is uniform): the others
-    // issue half the loads (embryo-1b's anchor scores took 10.8 us a call
-    // in the profile against Dory's 6.0 for the same keys without sinks).
+    // Only the first blocks hold sinks (the test is uniform): the others load
+    // no sink row (embryo-1b's anchor scores took 10.8 us a call in the
+    // profile against Dory's 6.0 for the same keys without sinks).
     SmallVector<Value> loaded =
         sinks > 0 ? kb.ifThenElseValues(
                         kb.ult(first, kb.index(sinks)), [&] { return loadRows(true); },
                         [&] { return loadRows(false); })
                   : loadRows(false);
-    SmallVector<SmallVector<Value>> rows(geometry.keysPerLane);
-    for (int64_t k = 0; k < geometry.keysPerLane; ++k)
-      rows[k].assign(loaded.begin() + k * geometry.dimsPerLane,
-                     loaded.begin() + (k + 1) * geometry.dimsPerLane);
     for (int64_t k = 0; k < geometry.keysPerLane; ++k) {
       SmallVector<Value> picked(queries);
       if (sinkQ && maybeSink(k)) {
@@ -219,9 +214,10 @@ void buildKernel(stage::KeyScoresOp op, KernelBuilder &kb) {
         for (auto [i, plain] : llvm::enumerate(sinkQueries))
           picked[i] = kb.select(isSink, plain, queries[i]);
       }
-      Value dot = kb.fmul(picked[0], rows[k][0]);
+      const Value *row = &loaded[k * geometry.dimsPerLane];
+      Value dot = kb.fmul(picked[0], row[0]);
       for (int64_t i = 1; i < geometry.dimsPerLane; ++i)
-        dot = kb.fadd(dot, kb.fmul(picked[i], rows[k][i]));
+        dot = kb.fadd(dot, kb.fmul(picked[i], row[i]));
       dots.push_back(dot);
     }
     // Every key's partials in one round: key k's at k·W + thread, one
