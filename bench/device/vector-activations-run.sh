@@ -6,7 +6,8 @@
 # (default PLANS); FORMATS: the weight formats to run (default "f16 q8_2f"); PROBE=0 skips
 # vkprobe (a later call of the same session); DORY_KERNELS: dory-1b-32k's plans whose
 # kernels run alone (default none); KERNEL_POSITIONS: the positions those kernels run at
-# (default 256).
+# (default 256); KERNEL_FLUSHES: the --flush-mb values each kernel table runs with
+# (default 256; 0 = caches warm: what a mat-vec costs with its weights in L2).
 set -uo pipefail
 dir=${1:?usage: vector-activations-run.sh DIR OUT_DIR}; out=${2:?usage: vector-activations-run.sh DIR OUT_DIR}
 plans=${PLANS:-A B}; kernels=${KERNELS-A B}; dory_plans=${DORY_PLANS:-$plans}
@@ -28,9 +29,11 @@ list() { for s in ${3:-$plans}; do echo "$dir/plans/$1.$2.$s.kplan"; done; }
     timeout 200 "$bin/kiln-bench" $(list embryo-1b $f) --weights /tmp/we.st \
       -p 0 -n 128 -r 3 --read-bandwidth 4530
     for s in $kernels; do
-      echo "== kernels $f $s"
-      timeout 60 "$bin/kiln-bench" kernels "$dir/plans/embryo-1b.$f.$s.kplan" --weights /tmp/we.st \
-        -r 10 --position 256 --read-bandwidth 4530 | grep -E 'layers_(0|3|7)_|head_rows|^total'
+      for m in ${KERNEL_FLUSHES:-256}; do
+        echo "== kernels $f $s flush $m MiB"
+        timeout 60 "$bin/kiln-bench" kernels "$dir/plans/embryo-1b.$f.$s.kplan" --weights /tmp/we.st \
+          -r 10 --position 256 --flush-mb "$m" --read-bandwidth 4530 | grep -E 'layers_(0|3|7)_|head_rows|^total'
+      done
     done
   done
   echo "embryo: $(( $(date +%s) - start )) s"
@@ -42,9 +45,11 @@ list() { for s in ${3:-$plans}; do echo "$dir/plans/$1.$2.$s.kplan"; done; }
       -p 0 -n 64 -r 2 ${DORY_POSITIONS:+--positions $DORY_POSITIONS --seek}
     for s in ${DORY_KERNELS:-}; do
       for p in ${KERNEL_POSITIONS:-256}; do
-        echo "== kernels $f $s @$p"
-        timeout 90 "$bin/kiln-bench" kernels "$dir/plans/dory-1b-32k.$f.$s.kplan" --weights /tmp/wd.st \
-          -r 10 --position "$p" --read-bandwidth 4530 | grep -E 'layers_(0|9)_|head|exit|^total'
+        for m in ${KERNEL_FLUSHES:-256}; do
+          echo "== kernels $f $s @$p flush $m MiB"
+          timeout 90 "$bin/kiln-bench" kernels "$dir/plans/dory-1b-32k.$f.$s.kplan" --weights /tmp/wd.st \
+            -r 10 --position "$p" --flush-mb "$m" --read-bandwidth 4530 | grep -E 'layers_(0|9)_|head|exit|^total'
+        done
       done
     done
   done

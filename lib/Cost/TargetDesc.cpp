@@ -53,7 +53,7 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
       "max_workgroup_size", "max_shared_memory_bytes", "compute_units", "reduce_workgroup_size",
       "attention_value_dims", "q8_matvec_efficiency", "workgroup_barrier_us", "cache_bandwidth_gbps", "subgroup_arithmetic",
       "matvec_items", "matvec_sums", "matvec_norm", "matvec_grid_limit",
-      "matvec_item_shape"};
+      "matvec_item_shape", "prefetch_cache_bytes"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!known.count(it.key()))
       return io::Error("target: unknown field '" + it.key() + "'");
@@ -164,6 +164,13 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
     else
       d.matvecGridLimit = static_cast<uint32_t>(v.get<int64_t>());
   }
+  if (s && j.contains("prefetch_cache_bytes")) {
+    const json &v = j["prefetch_cache_bytes"];
+    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > (int64_t(1) << 40))
+      s = io::Error("target: field 'prefetch_cache_bytes' must be an integer in [0, 2^40]");
+    else
+      d.prefetchCacheBytes = static_cast<uint64_t>(v.get<int64_t>());
+  }
   if (!s)
     return s.error();
   if (d.matvecEfficiency > 1.0)
@@ -223,6 +230,8 @@ std::string targetDescToJson(const TargetDesc &d) {
   perFormat("matvec_norm", "before", "after", d.matvecNormAfterDots);
   if (d.matvecGridLimit > 0)
     j["matvec_grid_limit"] = d.matvecGridLimit;
+  if (d.prefetchCacheBytes > 0)
+    j["prefetch_cache_bytes"] = d.prefetchCacheBytes;
   // An item shape: one pair where both formats agree, else an object of the
   // formats that set one.
   auto shapeJson = [](const MatvecItemShape &v) { return json::array({v.rows, v.groups}); };

@@ -41,9 +41,9 @@ void registerKilnPasses() {
   (void)done;
 }
 
-/// The stage-level fusion passes: with fusion on, kiln-absorb-into-matvec then
-/// kiln-fuse-dispatches; with it off, kiln-fuse-dispatches only annotating
-/// estimates.
+/// The stage-level fusion passes: with fusion on, kiln-absorb-into-matvec,
+/// kiln-fuse-dispatches and kiln-prefetch-weights; with it off,
+/// kiln-fuse-dispatches only annotating estimates.
 void addFusionPasses(OpPassManager &pm, const KilnPipelineOptions &options) {
   if (options.fusion) {
     stage::KilnAbsorbIntoMatVecOptions absorb;
@@ -58,6 +58,15 @@ void addFusionPasses(OpPassManager &pm, const KilnPipelineOptions &options) {
   fuse.fuse = options.fusion;
   fuse.position = options.position;
   pm.addPass(stage::createKilnFuseDispatches(fuse));
+  if (options.fusion) {
+    // Prefetches ride in the fused dispatches, sized by their estimates.
+    stage::KilnPrefetchWeightsOptions prefetch;
+    prefetch.targetName = options.costTarget;
+    prefetch.targetFile = options.costTargetFile;
+    prefetch.cacheBytes = options.prefetchCacheBytes;
+    prefetch.fromMatvecs = options.prefetchFromMatvecs;
+    pm.addPass(stage::createKilnPrefetchWeights(prefetch));
+  }
 }
 
 } // namespace

@@ -194,6 +194,18 @@ static cl::opt<int64_t> matvecGridLimit(
              "(default: the target's matvec_grid_limit, else 0)"),
     cl::init(-1), cl::cat(kilnCategory));
 
+static cl::opt<int64_t> prefetchCacheMB(
+    "prefetch-cache-mb",
+    cl::desc("tuning: MiB of weights latency-bound dispatches may read ahead into the cache "
+             "for the mat-vecs after them (kiln-prefetch-weights); 0: none (default: the "
+             "target's prefetch_cache_bytes)"),
+    cl::init(-1), cl::cat(kilnCategory));
+static cl::opt<bool> prefetchFromMatvecs(
+    "prefetch-from-matvecs",
+    cl::desc("tuning: mat-vec dispatches prefetch the next weights too (default: only "
+             "dispatches without a mat-vec)"),
+    cl::init(false), cl::cat(kilnCategory));
+
 static cl::opt<int64_t> reduceWorkgroupSize(
     "reduce-workgroup-size",
     cl::desc("tuning: threads of a one-workgroup stage (rmsnorm, router, slerp, dory_mix, "
@@ -376,6 +388,13 @@ int main(int argc, char **argv) {
   if (costPosition < -1 || costPosition > (int64_t(1) << 31))
     return fail("--position must be a session position in [0, 2^31] (or -1: a full window)");
   pipeline.position = costPosition;
+  if (prefetchCacheMB.getNumOccurrences()) {
+    if (prefetchCacheMB < 0 || prefetchCacheMB > 65536)
+      return fail("--prefetch-cache-mb must be in [0, 65536] MiB (0: no prefetch), not " +
+                  std::to_string(prefetchCacheMB));
+    pipeline.prefetchCacheBytes = prefetchCacheMB * 1024 * 1024;
+  }
+  pipeline.prefetchFromMatvecs = prefetchFromMatvecs;
   std::string costTargetName = costTarget;
   if (costTargetName == "native" && targetFile.empty()) {
     auto native = nativeCostTarget(argv[0]);

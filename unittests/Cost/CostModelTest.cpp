@@ -188,6 +188,20 @@ TEST(CostModel, QuantizedMatvecsHaveTheirOwnEfficiency) {
   ASSERT_FALSE(bool(huge));
   EXPECT_EQ(huge.error().message(),
             "target: field 'matvec_grid_limit' must be an integer in [0, 65535]");
+  // The prefetch cache budget: optional (0 prefetches nothing), kept by a
+  // round trip, refused when negative.
+  EXPECT_EQ(minimal().prefetchCacheBytes, 0u);
+  auto prefetch =
+      parseTargetDesc(std::string(kMinimal).insert(1, "\"prefetch_cache_bytes\":25165824,"));
+  ASSERT_TRUE(bool(prefetch)) << prefetch.error().message();
+  auto prefetchAgain = parseTargetDesc(targetDescToJson(*prefetch));
+  ASSERT_TRUE(bool(prefetchAgain));
+  EXPECT_EQ(prefetchAgain->prefetchCacheBytes, 25165824u);
+  auto negative =
+      parseTargetDesc(std::string(kMinimal).insert(1, "\"prefetch_cache_bytes\":-1,"));
+  ASSERT_FALSE(bool(negative));
+  EXPECT_EQ(negative.error().message(),
+            "target: field 'prefetch_cache_bytes' must be an integer in [0, 2^40]");
 }
 
 TEST(CostModel, CacheReReadsAddTime) {

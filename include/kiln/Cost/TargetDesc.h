@@ -102,6 +102,10 @@ struct TargetDesc {
   /// activation reads the input vectors once per row), GB/s. Optional: 0
   /// means 4 x readBandwidthGBps.
   double cacheBandwidthGBps = 0;
+  /// Bytes of the last-level cache that weights prefetched ahead of their
+  /// mat-vecs may hold at once (`kiln-prefetch-weights`, docs/fusion.md).
+  /// Optional: 0, the default, prefetches nothing.
+  uint64_t prefetchCacheBytes = 0;
   double effectiveCacheBandwidthGBps() const {
     return cacheBandwidthGBps > 0 ? cacheBandwidthGBps : 4.0 * readBandwidthGBps;
   }

@@ -49,6 +49,11 @@ struct KilnPipelineOptions {
   /// (kiln-absorb-into-matvec's `slerps`). Off: measured slower on an H100
   /// (dory-1b f16 296.6 -> 274.6 tokens/s, docs/performance.md).
   bool absorbSlerps = false;
+  /// With fusion: bytes kiln-prefetch-weights may read ahead into the cache
+  /// (-1: the target's prefetch_cache_bytes; 0: no prefetch), and whether
+  /// dispatches holding a mat-vec prefetch too.
+  int64_t prefetchCacheBytes = -1;
+  bool prefetchFromMatvecs = false;
   /// The session position the cost model prices attention at; -1: a full
   /// window (docs/cost-model.md).
   int64_t position = -1;

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "DoryFarField.h"
 #include "KernelBuilder.h"
+#include "Prefetch.h"
 #include "VectorViews.h"
 
 #include "kiln/Conversion/Passes.h"
@@ -16,6 +17,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -80,6 +82,14 @@ bool targetHasSubgroupArithmetic(ModuleOp module) {
 struct ConcurrentLayout {
   SmallVector<SmallVector<size_t>> members;
   SmallVector<int64_t> ranges;
+};
+
+/// A dispatch's prefetches (detached from its body while the kernel is
+/// built) and their workgroups, appended after the stages' `base`.
+struct PrefetchLayout {
+  SmallVector<stage::PrefetchOp> ops;
+  SmallVector<int64_t> ranges;
+  int64_t base = 0;
 };
 
 SmallVector<Operation *> stagesOf(Block &body) {
@@ -273,6 +283,7 @@ gpu::GPUFuncOp buildKernelFunc(stage::DispatchOp dispatch, StringRef name,
                                std::optional<stage::FusionForm> form,
                                ArrayRef<KernelShape> shapes, const KernelShape &shape,
                                const ConcurrentLayout &layout,
+                               const PrefetchLayout &prefetch,
                                const StageToGPUOptions &options) {
   Block &body = dispatch.getBody().front();
   OpBuilder builder(gpuModule.getBodyRegion());
@@ -294,9 +305,11 @@ gpu::GPUFuncOp buildKernelFunc(stage::DispatchOp dispatch, StringRef name,
   KernelBuilder kb(builder, loc, func, mapping, shape.workgroupSize, options);
   kb.setVectorViews(&views);
   Operation *skipGuard = openSkipGuard(dispatch, kb);
-  if (form) {
-    buildFused(body, *form, shapes, layout, kb);
-  } else {
+  auto buildStages = [&] {
+    if (form) {
+      buildFused(body, *form, shapes, layout, kb);
+      return;
+    }
     bool first = true;
     for (Operation &op : body) {
       // Fused single-workgroup stages: the next one may read what this wrote.
@@ -305,6 +318,21 @@ gpu::GPUFuncOp buildKernelFunc(stage::DispatchOp dispatch, StringRef name,
       first = false;
       buildStage(&op, kb);
     }
+  };
+  if (prefetch.ops.empty()) {
+    buildStages();
+  } else {
+    // The stages keep workgroups 0 .. base - 1 (their ids and grid as
+    // without prefetches); each prefetch takes a range after them.
+    Value wg = kb.workgroupId();
+    kb.ifThenElse(kb.ult(wg, kb.index(prefetch.base)), buildStages, [&] {
+      int64_t start = prefetch.base;
+      for (auto [op, count] : llvm::zip(prefetch.ops, prefetch.ranges)) {
+        Value local = kb.sub(wg, kb.index(start));
+        kb.ifThen(kb.ult(local, kb.index(count)), [&] { buildPrefetch(op, local, kb); });
+        start += count;
+      }
+    });
   }
   if (skipGuard)
     builder.setInsertionPointAfter(skipGuard);
@@ -347,6 +375,17 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
                             gpu::GPUModuleOp gpuModule, const StageToGPUOptions &options,
                             llvm::DenseMap<Value, Value> &hostViews) {
   Block &body = dispatch.getBody().front();
+  // Prefetches trail the stages (the dispatch's verifier): out of the body,
+  // every form sees only its stages; their buffers bind after the stages'.
+  PrefetchLayout prefetch;
+  for (auto op : llvm::make_early_inc_range(body.getOps<stage::PrefetchOp>())) {
+    op->remove();
+    prefetch.ops.push_back(op);
+  }
+  llvm::scope_exit destroyPrefetches([&] {
+    for (stage::PrefetchOp op : prefetch.ops)
+      op->destroy();
+  });
   llvm::SetVector<Value> bindings;
   SmallVector<KernelShape> shapes;
   for (Operation &op : body) {
@@ -361,6 +400,9 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
       return failure();
     shapes.push_back(*shape);
   }
+  llvm::DenseSet<Value> usedByStages(bindings.begin(), bindings.end());
+  for (stage::PrefetchOp op : prefetch.ops)
+    bindings.insert(op->operand_begin(), op->operand_end());
   std::optional<stage::FusionForm> form;
   if (std::optional<StringRef> text = dispatch.getFusion())
     form = stage::parseFusionForm(*text);
@@ -395,17 +437,27 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
         return dispatch.emitOpError(
             "fused stages must all run in one workgroup of one size");
   }
+  prefetch.base = shape.workgroups;
+  for (stage::PrefetchOp op : prefetch.ops) {
+    prefetch.ranges.push_back(prefetchWorkgroups(op, shape.workgroupSize));
+    shape.workgroups += prefetch.ranges.back();
+  }
+  if (shape.workgroups > kMaxGridWorkgroups)
+    return dispatch.emitOpError("with its prefetches needs ")
+           << shape.workgroups << " workgroups, more than " << kMaxGridWorkgroups;
 
   Location loc = dispatch.getLoc();
   gpu::GPUFuncOp func =
-      buildKernelFunc(dispatch, name, gpuModule, args, form, shapes, shape, layout, options);
+      buildKernelFunc(dispatch, name, gpuModule, args, form, shapes, shape, layout, prefetch,
+                      options);
   // Dropping one view can leave another unused (a mat-vec reads views only
   // when it has one of every buffer): build again until none is dropped.
   for (SmallVector<KernelArg> kept = usedViews(func, args); kept.size() != args.size();
        kept = usedViews(func, args)) {
     func.erase();
     args = std::move(kept);
-    func = buildKernelFunc(dispatch, name, gpuModule, args, form, shapes, shape, layout, options);
+    func = buildKernelFunc(dispatch, name, gpuModule, args, form, shapes, shape, layout,
+                           prefetch, options);
   }
   if (int64_t limit = options.maxWorkgroupMemoryBytes; limit > 0) {
     int64_t bytes = workgroupMemoryBytes(func);
@@ -419,7 +471,7 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
       narrower.matvecSlerpAfterDots = false;
       func.erase();
       func = buildKernelFunc(dispatch, name, gpuModule, args, form, shapes, shape, layout,
-                             narrower);
+                             prefetch, narrower);
       bytes = workgroupMemoryBytes(func);
     }
     if (bytes > limit)
@@ -447,6 +499,13 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
   // The fusion pass's estimate travels to the plan (kiln-run --profile).
   if (Attribute estimate = dispatch->getAttr(stage::kEstimatedMicrosAttr))
     launch->setAttr(stage::kEstimatedMicrosAttr, estimate);
+  if (!prefetch.ops.empty()) {
+    SmallVector<int64_t> prefetchOnly;
+    for (auto [index, arg] : llvm::enumerate(args))
+      if (!arg.view && !usedByStages.contains(arg.buffer))
+        prefetchOnly.push_back(static_cast<int64_t>(index));
+    launch->setAttr(stage::kPrefetchOnlyArgsAttr, host.getDenseI64ArrayAttr(prefetchOnly));
+  }
   dispatch.erase();
   return success();
 }

@@ -649,7 +649,16 @@ LogicalResult PlanWriter::readProgram(func::FuncOp func, const std::vector<Logic
     dispatch.label = planKernel.name;
     if (auto estimate = launch->getAttrOfType<FloatAttr>(stage::kEstimatedMicrosAttr))
       dispatch.estimatedMicros = static_cast<float>(estimate.getValueAsDouble());
+    // What a kernel binds only for its prefetches orders nothing: weights
+    // are never written in a call, and nothing reads the sink, so neither
+    // needs a barrier. The weights are counted where a later dispatch reads
+    // them again, from the cache.
+    ArrayRef<int64_t> prefetchOnly;
+    if (auto only = launch->getAttrOfType<DenseI64ArrayAttr>(stage::kPrefetchOnlyArgsAttr))
+      prefetchOnly = only.asArrayRef();
     for (size_t b = 0; b < planKernel.ranges.size(); ++b) {
+      if (llvm::is_contained(prefetchOnly, static_cast<int64_t>(b)))
+        continue;
       auto [buffer, offset, size] = planKernel.ranges[b];
       BufferAccess access{buffer, offset, size, planKernel.access[b].reads,
                           planKernel.access[b].writes};

@@ -117,3 +117,35 @@ func.func @row_epilogue_writes_input(%x: memref<96xf32>, %m: memref<96x12xvector
   }
   return
 }
+
+// -----
+
+func.func @prefetch_before_stage(%h: memref<64xf32>, %w: memref<8x8xvector<4xi32>>, %s: memref<4xi32>) {
+  // expected-error @+1 {{holds 'stage.slerp' after a stage.prefetch: prefetches come last}}
+  stage.dispatch {
+    stage.prefetch source(%w : memref<8x8xvector<4xi32>>) sink(%s : memref<4xi32>) {first_group = 0, groups = 64}
+    stage.slerp hidden(%h : memref<64xf32>) update(%h : memref<64xf32>) alpha(%h : memref<64xf32>) {eps = 1.0e-06 : f32}
+  }
+  return
+}
+
+// -----
+
+func.func @prefetch_alone(%w: memref<8x8xvector<4xi32>>, %s: memref<4xi32>) {
+  // expected-error @+1 {{must hold a stage besides its prefetches}}
+  stage.dispatch {
+    stage.prefetch source(%w : memref<8x8xvector<4xi32>>) sink(%s : memref<4xi32>) {first_group = 0, groups = 64}
+  }
+  return
+}
+
+// -----
+
+func.func @prefetch_past_the_matrix(%h: memref<64xf32>, %w: memref<8x8xvector<4xi32>>, %s: memref<4xi32>) {
+  stage.dispatch {
+    stage.slerp hidden(%h : memref<64xf32>) update(%h : memref<64xf32>) alpha(%h : memref<64xf32>) {eps = 1.0e-06 : f32}
+    // expected-error @+1 {{groups [60, 60 + 8) must be a non-empty range within the source's 64 groups}}
+    stage.prefetch source(%w : memref<8x8xvector<4xi32>>) sink(%s : memref<4xi32>) {first_group = 60, groups = 8}
+  }
+  return
+}

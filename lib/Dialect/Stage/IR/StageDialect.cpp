@@ -57,6 +57,14 @@ LogicalResult StageDialect::verifyOperationAttribute(Operation *op, NamedAttribu
       return op->emitOpError("'") << name << "' must be a float (µs)";
     return success();
   }
+  if (name == kPrefetchOnlyArgsAttr) {
+    auto indices = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (!indices || llvm::any_of(indices.asArrayRef(), [&](int64_t i) {
+          return i < 0 || i >= static_cast<int64_t>(op->getNumOperands());
+        }))
+      return op->emitOpError("'") << name << "' must be an array of operand indices";
+    return success();
+  }
   if (name == kTargetNameAttr) {
     if (!isa<ModuleOp>(op) || !isa<StringAttr>(attr.getValue()))
       return op->emitOpError("'") << name << "' must be a string on a module";

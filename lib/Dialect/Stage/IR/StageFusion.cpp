@@ -105,6 +105,7 @@ SmallVector<Value> writtenBuffers(Operation *stage) {
       .Case([&](RouterOp op) { add(op.getSelected()); })
       .Case([&](KeyScoresOp op) { add(op.getScores()); })
       .Case([&](SlerpOp op) { add(op.getHidden()); })
+      .Case([&](PrefetchOp op) { add(op.getSink()); })
       .Case([&](DoryMixOp op) {
         // Modes write different subsets; all three is the safe answer.
         add(op.getHidden());

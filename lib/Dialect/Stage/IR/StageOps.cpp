@@ -59,14 +59,25 @@ LogicalResult DispatchOp::verify() {
   int64_t count = 0;
   bool allSingleWorkgroup = true;
   SmallVector<Operation *> stages;
+  bool prefetching = false;
   for (Operation &op : block) {
     if (op.getDialect() != getOperation()->getDialect() || isa<DispatchOp>(op))
       return emitOpError("may hold only stage ops, found '")
              << op.getName() << "'";
+    // Prefetches ride on workgroups appended after the stages' grid.
+    if (isa<PrefetchOp>(op)) {
+      prefetching = true;
+      continue;
+    }
+    if (prefetching)
+      return emitOpError("holds '")
+             << op.getName() << "' after a stage.prefetch: prefetches come last";
     ++count;
     allSingleWorkgroup &= isSingleWorkgroupStage(&op);
     stages.push_back(&op);
   }
+  if (stages.empty())
+    return emitOpError("must hold a stage besides its prefetches");
   // A fused form (StageFusion.h, docs/fusion.md) has its own rules.
   if (std::optional<StringRef> fusion = getFusion()) {
     std::optional<FusionForm> form = parseFusionForm(*fusion);

@@ -234,6 +234,12 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
         c.flops = uint64_t(8 * (elements(op.getQ()) + elements(op.getK())));
         c.workgroups = uint64_t((elements(op.getQ()) + elements(op.getK())) / hd);
       })
+      .Case([&](PrefetchOp op) {
+        // Only its groups of the source are read (into the cache).
+        c.bytesRead = uint64_t(op.getGroups()) * 16 + bytesOf(op.getSink());
+        c.flops = uint64_t(op.getGroups()) * 4;
+        c.workgroups = uint64_t(std::max<int64_t>(1, op.getGroups() / (row * 8)));
+      })
       .Default([&](Operation *) {
         // A stage this file does not know yet: its bytes, one workgroup.
         c.flops = c.bytesRead / 4;

@@ -36,6 +36,10 @@ inline constexpr const char *kSampledAttrName = "stage.sampled";
 /// f64 on every dispatch after kiln-fuse-dispatches (and on the launch it
 /// becomes): kernel + boundary, µs.
 inline constexpr const char *kEstimatedMicrosAttr = "stage.estimated_us";
+/// i64 array on a launch whose kernel prefetches (stage.prefetch): the
+/// kernel arguments only its prefetches bind. The plan writer leaves them out
+/// of a call's bytes, which counts each read once.
+inline constexpr const char *kPrefetchOnlyArgsAttr = "stage.prefetch_only_args";
 /// String on the module after kiln-fuse-dispatches: the cost target the
 /// estimates are for.
 inline constexpr const char *kTargetNameAttr = "stage.cost_target";

@@ -171,4 +171,54 @@ def KilnAbsorbIntoMatVec : Pass<"kiln-absorb-into-matvec", "::mlir::ModuleOp"> {
   ];
 }
 
+def KilnPrefetchWeights : Pass<"kiln-prefetch-weights", "::mlir::ModuleOp"> {
+  let summary = "Read the next mat-vecs' weights into the cache while latency-bound dispatches run";
+  let description = [{
+    A token reads every weight once, from memory; between the mat-vecs run
+    dispatches bound by latency, not bytes (a GDN step, attention, Dory's
+    slerps and far field), during which the memory bus is idle. This pass
+    gives such a dispatch `stage.prefetch` stages (docs/fusion.md, "Weight
+    prefetch"): they read the first not yet prefetched groups of the
+    matrices the following mat-vecs read, on workgroups of their own, so
+    those mat-vecs find them in the last-level cache.
+
+    Per dispatch in program order: its idle time is its estimate
+    (`stage.estimated_us`, kiln-fuse-dispatches) less its own bytes at the
+    target's read bandwidth; at that bandwidth, the idle time is its prefetch
+    budget. The groups go to the next mat-vecs' matrices in order (a routed
+    expert's stack is left out: the router picks what is read), while the
+    bytes prefetched and not yet read stay within the target's
+    `prefetch_cache_bytes` (`cache-bytes` overrides; 0 disables the pass).
+    Dispatches holding a mat-vec prefetch nothing unless `from-matvecs`.
+    Each mat-vec's estimate then prices the groups it finds in the cache at
+    the cache's bandwidth. The prefetches share one 16-byte state buffer as
+    their sink (`prefetch.sink`); nothing reads it.
+
+    ```mlir
+    stage.dispatch "attn_scores" {
+      stage.key_scores ...
+      stage.prefetch source(%wo : memref<2048x256xvector<4xi32>>)
+          sink(%sink : memref<4xi32>) {first_group = 0 : i64, groups = 262144 : i64}
+    }
+    stage.dispatch "attn_o" {
+      stage.matvec weight(%wo : memref<2048x256xvector<4xi32>>) ...
+    }
+    ```
+  }];
+  let options = [
+    Option<"targetName", "target", "std::string", /*default=*/"\"\"",
+           "Target descriptor name, read from <target-dir>/<name>.json">,
+    Option<"targetFile", "target-file", "std::string", /*default=*/"\"\"",
+           "Path of a target descriptor (wins over target and kiln.target)">,
+    Option<"targetDir", "target-dir", "std::string", /*default=*/"KILN_DEFAULT_TARGET_DIR",
+           "Folder searched for <target>.json">,
+    Option<"cacheBytes", "cache-bytes", "int64_t", /*default=*/"-1",
+           "Bytes prefetched and not yet read at most; negative: the target's prefetch_cache_bytes, 0: no prefetch">,
+    Option<"fromMatvecs", "from-matvecs", "bool", /*default=*/"false",
+           "Let dispatches that hold a mat-vec prefetch too">,
+    Option<"maxBindings", "max-bindings", "int64_t", /*default=*/"31",
+           "Most buffers a dispatch binds with its prefetches (as kiln-fuse-dispatches)">
+  ];
+}
+
 #endif // KILN_DIALECT_STAGE_TRANSFORMS_PASSES_TD
