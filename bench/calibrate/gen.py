@@ -61,6 +61,9 @@ def add(a, b, o, n):
 
 
 def tiny_chain(count, independent):
+    # Every dispatch but the last reads and writes device-local state: the
+    # readback buffer lives in host memory, and a chain through it would time
+    # the bus, not the dispatch.
     args = common()
     args.append(("a", "memref<16xf32>", buf("state", "a", 2)))
     body = ""
@@ -71,8 +74,10 @@ def tiny_chain(count, independent):
             body += add("a", "a", "o%d" % i, 16)
         body += add("o0", "a", "out", 16)
     else:
-        for i in range(count):
-            body += add("a" if i == 0 else "out", "a", "out", 16)
+        args.append(("t", "memref<16xf32>", buf("state", "t", 3)))
+        for i in range(count - 1):
+            body += add("a" if i == 0 else "t", "a", "t", 16)
+        body += add("t" if count > 1 else "a", "a", "out", 16)
     return module("f16", args, body)
 
 
@@ -81,6 +86,23 @@ def stream(n):
                        ("y", "memref<%dxf32>" % n, buf("state", "y", 3)),
                        ("z", "memref<%dxf32>" % n, buf("state", "z", 4))]
     body = add("x", "y", "z", n) + add("out", "out", "out", 16)
+    return module("f16", args, body)
+
+
+def read(groups):
+    # A pure streaming read: a tiny add, then a stage.prefetch of one state
+    # buffer (`read.source`) on workgroups of its own, 8 loads of 16 bytes in
+    # flight a thread, nothing written. kiln-calibrate divides that buffer's
+    # bytes by the call's GPU time less the tiny plan's: read_bandwidth_gbps.
+    rows = groups // 256
+    src = "memref<%dx256xvector<4xi32>>" % rows
+    args = common() + [("src", src, buf("state", "read.source", 2)),
+                       ("sink", "memref<4xi32>", buf("state", "read.sink", 3))]
+    body = ('    stage.dispatch {\n'
+            '      stage.add ins(%%out, %%out : memref<16xf32>, memref<16xf32>) out(%%out : memref<16xf32>)\n'
+            '      stage.prefetch source(%%src : %s) sink(%%sink : memref<4xi32>) '
+            '{first_group = 0 : i64, groups = %d : i64}\n'
+            '    }\n' % (src, rows * 256))
     return module("f16", args, body)
 
 
@@ -131,6 +153,8 @@ def main():
         "chain": tiny_chain(a.chain, False),
         "independent": tiny_chain(a.chain, True),
         "stream": stream(big),
+        # 256 MiB at S = 1: above twice the last-level cache of current GPUs.
+        "read": read(max(256, int(16 * 1024 * 1024 * a.scale) // 256 * 256)),
         "matvec-f16": matvec("f16", rows, 4096),
         "matvec-q8_2f": matvec("q8_2f", rows, 8192),
         "single": single(max(1024, int(256 * 1024 * a.scale) // 1024 * 1024)),

@@ -8,7 +8,8 @@ work=$(mktemp -d /tmp/kiln-calibrate.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 python3 "$here/gen.py" "$work" --scale "$scale"
 for m in "$work"/*.mlir; do
-  "$build/bin/kiln-compile" --from-stages "$m" -o "${m%.mlir}.kplan"
+  # Unfused: each calibration plan times its own dispatches (a fused chain is one).
+  "$build/bin/kiln-compile" --from-stages "$m" --fusion=none -o "${m%.mlir}.kplan"
 done
 "$build/bin/kiln-calibrate" --plans "$work" -o "$out" ${name:+--name "$name"} \
   --base "$here/../../targets/${name:-lavapipe}.json"

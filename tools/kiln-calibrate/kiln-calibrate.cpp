@@ -6,7 +6,9 @@
 //   submit      a plan of one tiny dispatch: one submit + fence wait
 //   boundary    a chain of N dependent tiny dispatches (a barrier each), minus submit
 //   no-barrier  N independent tiny dispatches (no barriers), minus submit
-//   bandwidth   a large streaming elementwise stage: bytes / time
+//   bandwidth   a pure streaming read (a stage.prefetch of a 256 MiB buffer,
+//               `read.source`): its bytes / time
+//   stream      a large elementwise add (two reads, one write): reported only
 //   mat-vec     f16 and q8_2f decode mat-vecs: bytes / time, as a fraction of bandwidth
 //   one wg      the streaming add in one workgroup (fusion's one_workgroup form)
 //
@@ -45,7 +47,8 @@ void printHelp() {
       "                      [--iterations N] [--device INDEX]\n\n"
       "Measures the local Vulkan device with the calibration plans in DIR\n"
       "(submit.kplan, chain.kplan, independent.kplan, stream.kplan,\n"
-      " matvec-f16.kplan, matvec-q8_2f.kplan, single.kplan; built by kiln-compile from\n"
+      " matvec-f16.kplan, matvec-q8_2f.kplan, single.kplan, read.kplan; built by\n"
+      " kiln-compile from"
       " bench/calibrate/) and writes a target descriptor (docs/cost-model.md).\n"
       "Fields it does not measure come from --base (default: built-in defaults).\n");
 }
@@ -100,9 +103,10 @@ std::string takeMessage(kiln_status_t s) {
   return m;
 }
 
-// Random weights matching a plan's weight list, so a calibration plan runs.
+// Random weights matching a plan's weight list, so a calibration plan runs;
+// `readBytes` gets the size of the plan's `read.source` buffer (0 without one).
 bool writeWeightsFor(const std::string &planPath, const std::string &weightsPath,
-                     std::string &error) {
+                     uint64_t &readBytes, std::string &error) {
   std::ifstream in(planPath, std::ios::binary);
   if (!in) {
     error = "cannot open '" + planPath + "'";
@@ -115,6 +119,11 @@ bool writeWeightsFor(const std::string &planPath, const std::string &weightsPath
     return false;
   }
   const kiln::plan::Plan *plan = kiln::plan::GetPlan(bytes.data());
+  readBytes = 0;
+  if (plan->buffers())
+    for (const kiln::plan::Buffer *b : *plan->buffers())
+      if (b->name() && b->name()->str() == "read.source")
+        readBytes += b->byte_size();
   kiln::io::SafetensorsWriter writer;
   writer.setMetadata("kiln.format", plan->weight_format() ? plan->weight_format()->str() : "f16");
   writer.setMetadata("kiln.family", plan->model_family()->str());
@@ -153,12 +162,15 @@ struct Measurement {
   double gpuMsPerCall = 0;
   uint32_t dispatches = 0;
   uint64_t bytes = 0;
+  /// The read plan's source: bytes the plan's bytes_per_call leaves out (a
+  /// prefetch's binding is counted where a reader reads it again).
+  uint64_t readBytes = 0;
 };
 
 bool measure(kiln_instance_t *instance, const std::string &planPath, int iterations,
              Measurement &out, std::string &error) {
   std::string weights = planPath + ".weights.safetensors";
-  if (!writeWeightsFor(planPath, weights, error))
+  if (!writeWeightsFor(planPath, weights, out.readBytes, error))
     return false;
   kiln_plan_t *plan = nullptr;
   kiln_session_t *session = nullptr;
@@ -235,9 +247,9 @@ int main(int argc, char **argv) {
   kiln_instance_device_info(instance, &dev);
   std::fprintf(stderr, "kiln-calibrate: device '%s'\n", dev.name);
 
-  const char *names[] = {"submit",     "chain",        "independent", "stream",
-                         "matvec-f16", "matvec-q8_2f", "single"};
-  constexpr int kCount = 7;
+  const char *names[] = {"submit",       "chain",  "independent", "stream", "matvec-f16",
+                         "matvec-q8_2f", "single", "read"};
+  constexpr int kCount = 8;
   Measurement m[kCount];
   for (int i = 0; i < kCount; ++i) {
     std::string path = o.plansDir + "/" + names[i] + ".kplan";
@@ -249,6 +261,17 @@ int main(int argc, char **argv) {
     }
   }
   kiln_instance_release(instance);
+  // The chains time one dispatch each: fused (kiln-compile without
+  // --fusion=none), they are one kernel and the figures would be the chain's.
+  for (int i : {1, 2})
+    if (m[i].dispatches < m[0].dispatches + 2) {
+      std::fprintf(stderr,
+                   "kiln-calibrate: %s.kplan holds %u dispatches, the one-dispatch plan %u: "
+                   "compile the calibration plans with kiln-compile --fusion=none "
+                   "(bench/calibrate/run.sh)\n",
+                   names[i], m[i].dispatches, m[0].dispatches);
+      return 1;
+    }
 
   // GPU timestamps where every plan has them: a chain's extra dispatches then
   // cost what a barriered dispatch costs on the device (vkprobe's figure),
@@ -264,14 +287,17 @@ int main(int argc, char **argv) {
   // clock; on the GPU's, the tiny dispatch each plan ends with.
   auto bandwidthGBps = [&](const Measurement &x) {
     double us = std::max(1e-3, (callMs(x) - callMs(m[0])) * 1000.0);
-    return double(x.bytes) / (us * 1e3);
+    return double(x.readBytes ? x.readBytes : x.bytes) / (us * 1e3);
   };
   desc.name = o.name.empty() ? std::string(dev.name) : o.name;
   desc.api = "vulkan";
   desc.submitMicros = m[0].msPerCall * 1000.0;
   desc.boundaryMicros = perDispatchUs(m[1]);
   desc.boundaryNoBarrierMicros = perDispatchUs(m[2]);
-  desc.readBandwidthGBps = bandwidthGBps(m[3]);
+  // The pure read: what a decode token's weight stream can reach. The
+  // elementwise add's figure (a write per two reads) is reported beside it.
+  double streamGBps = bandwidthGBps(m[3]);
+  desc.readBandwidthGBps = bandwidthGBps(m[7]);
   double f16 = bandwidthGBps(m[4]), q8 = bandwidthGBps(m[5]);
   desc.matvecEfficiency = std::min(1.0, std::max(f16, q8) / desc.readBandwidthGBps);
   desc.singleWorkgroupBandwidthGBps = bandwidthGBps(m[6]);
@@ -282,8 +308,8 @@ int main(int argc, char **argv) {
       << (gpuTimed ? "GPU timestamps" : "host wall time, no GPU timestamps")
       << "): submit " << desc.submitMicros
       << " us, boundary " << desc.boundaryMicros << " us, no-barrier "
-      << desc.boundaryNoBarrierMicros << " us, stream " << desc.readBandwidthGBps
-      << " GB/s, matvec f16 " << f16 << " GB/s, q8_2f " << q8 << " GB/s, one workgroup "
+      << desc.boundaryNoBarrierMicros << " us, read " << desc.readBandwidthGBps
+      << " GB/s (elementwise add " << streamGBps << " GB/s), matvec f16 " << f16 << " GB/s, q8_2f " << q8 << " GB/s, one workgroup "
       << desc.singleWorkgroupBandwidthGBps << " GB/s";
   desc.source = src.str();
   std::fprintf(stderr, "kiln-calibrate: %s\n", desc.source.c_str());
