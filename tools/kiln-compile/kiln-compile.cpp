@@ -194,6 +194,11 @@ static cl::opt<int64_t> matvecGridLimit(
              "(default: the target's matvec_grid_limit, else 0)"),
     cl::init(-1), cl::cat(kilnCategory));
 
+static cl::opt<bool> mergeKernels(
+    "merge-kernels",
+    cl::desc("one kernel (one pipeline) for dispatches whose kernels are identical, e.g. the "
+             "same stage in every layer (default true; false: a kernel per dispatch)"),
+    cl::init(true), cl::cat(kilnCategory));
 static cl::opt<int64_t> prefetchCacheMB(
     "prefetch-cache-mb",
     cl::desc("tuning: MiB of weights latency-bound dispatches may read ahead into the cache "
@@ -395,6 +400,7 @@ int main(int argc, char **argv) {
     pipeline.prefetchCacheBytes = prefetchCacheMB * 1024 * 1024;
   }
   pipeline.prefetchFromMatvecs = prefetchFromMatvecs;
+  pipeline.kernels.mergeIdenticalKernels = mergeKernels;
   std::string costTargetName = costTarget;
   if (costTargetName == "native" && targetFile.empty()) {
     auto native = nativeCostTarget(argv[0]);

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -512,6 +513,42 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
   return success();
 }
 
+/// Kernels whose bodies are the same op for op (a layer's kernel and the next
+/// layer's, which differ only in their bindings) become one: every launch of a
+/// duplicate calls the first, and keeps its own name as its label (profiles
+/// and kernel tables still tell the layers apart). One kernel is one shader
+/// module and pipeline, compiled once.
+void mergeIdenticalKernels(ModuleOp module, gpu::GPUModuleOp gpuModule) {
+  llvm::StringMap<StringAttr> firstWithBody;
+  llvm::DenseMap<StringAttr, StringAttr> replacement;
+  for (auto func : llvm::make_early_inc_range(gpuModule.getOps<gpu::GPUFuncOp>())) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    // The body and signature without the symbol: print, then drop the name.
+    func.print(os, OpPrintingFlags().useLocalScope());
+    std::string name = ("@" + func.getName() + "(").str();
+    if (size_t at = text.find(name); at != std::string::npos)
+      text.erase(at + 1, func.getName().size());
+    auto [it, inserted] = firstWithBody.try_emplace(text, func.getNameAttr());
+    if (inserted)
+      continue;
+    replacement[func.getNameAttr()] = it->second;
+    func.erase();
+  }
+  if (replacement.empty())
+    return;
+  module.walk([&](gpu::LaunchFuncOp launch) {
+    StringAttr callee = launch.getKernelName();
+    auto it = replacement.find(callee);
+    if (!launch->hasAttr(stage::kDispatchLabelAttr))
+      launch->setAttr(stage::kDispatchLabelAttr, callee);
+    if (it == replacement.end())
+      return;
+    launch.setKernelAttr(SymbolRefAttr::get(gpuModule.getNameAttr(),
+                                            {FlatSymbolRefAttr::get(it->second)}));
+  });
+}
+
 } // namespace
 
 LogicalResult convertStagesToGPU(ModuleOp module,
@@ -552,6 +589,8 @@ LogicalResult convertStagesToGPU(ModuleOp module,
     if (failed(lowerDispatch(dispatch, unique, gpuModule, options, hostViews)))
       return failure();
   }
+  if (options.mergeIdenticalKernels)
+    mergeIdenticalKernels(module, gpuModule);
   return success();
 }
 

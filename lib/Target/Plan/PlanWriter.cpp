@@ -646,7 +646,11 @@ LogicalResult PlanWriter::readProgram(func::FuncOp func, const std::vector<Logic
     const PlanKernel &planKernel = kernels_[*index];
     dispatch.kernel = *index;
     dispatch.grid = plan::Dim3(grid[0], grid[1], grid[2]);
-    dispatch.label = planKernel.name;
+    // Merged kernels serve several dispatches; each keeps its own name.
+    if (auto label = launch->getAttrOfType<StringAttr>(stage::kDispatchLabelAttr))
+      dispatch.label = label.str();
+    else
+      dispatch.label = planKernel.name;
     if (auto estimate = launch->getAttrOfType<FloatAttr>(stage::kEstimatedMicrosAttr))
       dispatch.estimatedMicros = static_cast<float>(estimate.getValueAsDouble());
     // What a kernel binds only for its prefetches orders nothing: weights

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <new>
 #include <sys/stat.h>
 
@@ -185,8 +186,36 @@ Status Session::createPipelines() {
   const size_t kernelCount = plan.kernels()->size();
   uint32_t storage = 0, uniform = 0;
   std::vector<VkDescriptorSetLayout> layouts;
+  // Kernels with the same code and interface (one compiled kernel bound to
+  // another layer's buffers) share one pipeline; each keeps its own set.
+  std::map<std::string, size_t> pipelineWithKey;
+  kernelPipeline_.clear();
   for (size_t k = 0; k < kernelCount; ++k) {
     const kp::Kernel *kernel = plan.kernels()->Get(k);
+    std::string key = kernel->entry_point()->str();
+    key.push_back('\0');
+    key.append(reinterpret_cast<const char *>(kernel->spirv()->data()),
+               kernel->spirv()->size() * sizeof(uint32_t));
+    auto appendWord = [&](uint32_t word) {
+      key.append(reinterpret_cast<const char *>(&word), sizeof word);
+    };
+    appendWord(kernel->push_constant_bytes());
+    appendWord(kernel->required_subgroup_size());
+    if (kernel->bindings())
+      for (const kp::Binding *binding : *kernel->bindings()) {
+        appendWord(binding->binding());
+        appendWord(static_cast<uint32_t>(binding->kind()));
+      }
+    if (auto it = pipelineWithKey.find(key); it != pipelineWithKey.end()) {
+      kernelPipeline_.push_back(it->second);
+      layouts.push_back(pipelines_[it->second]->setLayout());
+      if (kernel->bindings())
+        for (const kp::Binding *binding : *kernel->bindings())
+          (binding->kind() == kp::DescriptorKind::UniformBuffer ? uniform : storage)++;
+      continue;
+    }
+    pipelineWithKey.emplace(std::move(key), pipelines_.size());
+    kernelPipeline_.push_back(pipelines_.size());
     std::string path = "plan kernels[" + std::to_string(k) + "] '" + kernel->name()->str() + "'";
     auto module = std::make_unique<vk::ShaderModule>();
     const uint32_t *words = kernel->spirv()->data();
@@ -240,9 +269,10 @@ Status Session::recordPrograms() {
   RecordInputs inputs;
   for (const auto &buffer : buffers_)
     inputs.buffers.push_back(buffer->handle());
-  for (size_t k = 0; k < pipelines_.size(); ++k) {
-    inputs.pipelines.push_back(pipelines_[k]->handle());
-    inputs.layouts.push_back(pipelines_[k]->layout());
+  for (size_t k = 0; k < kernelPipeline_.size(); ++k) {
+    const vk::Pipeline &pipeline = *pipelines_[kernelPipeline_[k]];
+    inputs.pipelines.push_back(pipeline.handle());
+    inputs.layouts.push_back(pipeline.layout());
     inputs.sets.push_back(sets_.set(k));
   }
   auto recordOne = [&](ProgramState &state, const kp::Program &program, TimestampMode mode,

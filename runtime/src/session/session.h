@@ -125,6 +125,8 @@ private:
   std::vector<std::unique_ptr<vk::Buffer>> buffers_;
   std::vector<std::unique_ptr<vk::ShaderModule>> modules_;
   std::vector<std::unique_ptr<vk::Pipeline>> pipelines_;
+  /// Plan kernel -> its pipeline in pipelines_ (kernels of one code share one).
+  std::vector<size_t> kernelPipeline_;
   vk::DescriptorSets sets_;
   vk::CommandBuffer transfer_;
   vk::Fence fence_;

@@ -119,6 +119,10 @@ struct StageToGPUOptions {
   /// beside its dots is built again with them reduced before the dots; one
   /// still over it is an error naming the kernel.
   int64_t maxWorkgroupMemoryBytes = 0;
+  /// Kernels with identical bodies (one layer's and the next's) become one
+  /// kernel, each launch keeping its dispatch's name as its label; off, every
+  /// dispatch has a kernel of its own (kiln-compile --merge-kernels=false).
+  bool mergeIdenticalKernels = true;
 };
 
 /// Rows per item and groups per thread for mat-vecs of `format`: the

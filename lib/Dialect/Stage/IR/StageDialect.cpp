@@ -57,6 +57,11 @@ LogicalResult StageDialect::verifyOperationAttribute(Operation *op, NamedAttribu
       return op->emitOpError("'") << name << "' must be a float (µs)";
     return success();
   }
+  if (name == kDispatchLabelAttr) {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitOpError("'") << name << "' must be a string";
+    return success();
+  }
   if (name == kPrefetchOnlyArgsAttr) {
     auto indices = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
     if (!indices || llvm::any_of(indices.asArrayRef(), [&](int64_t i) {

@@ -40,6 +40,10 @@ inline constexpr const char *kEstimatedMicrosAttr = "stage.estimated_us";
 /// kernel arguments only its prefetches bind. The plan writer leaves them out
 /// of a call's bytes, which counts each read once.
 inline constexpr const char *kPrefetchOnlyArgsAttr = "stage.prefetch_only_args";
+/// String on a launch: the name of the dispatch it came from, where its kernel
+/// may be another dispatch's (identical kernels are merged); the plan writer
+/// labels the dispatch with it.
+inline constexpr const char *kDispatchLabelAttr = "stage.label";
 /// String on the module after kiln-fuse-dispatches: the cost target the
 /// estimates are for.
 inline constexpr const char *kTargetNameAttr = "stage.cost_target";
