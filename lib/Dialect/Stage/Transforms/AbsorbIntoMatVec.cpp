@@ -474,12 +474,10 @@ struct KilnAbsorbIntoMatVecPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    io::Expected<cost::TargetDesc> target =
-        selectTarget(module, {targetFile, targetName, targetDir});
-    if (!target) {
-      module.emitError("kiln-absorb-into-matvec: ") << target.error().message();
+    FailureOr<cost::TargetDesc> target =
+        selectTargetFor(module, {targetFile, targetName, targetDir}, "kiln-absorb-into-matvec");
+    if (failed(target))
       return signalPassFailure();
-    }
     std::unique_ptr<cost::CostModel> model = cost::createAnalyticalCostModel(*target);
     // The memory plan's slots were chosen for the current order; moving a
     // write earlier must not meet a plane that merely reuses the bytes.

@@ -343,12 +343,10 @@ struct KilnFuseDispatchesPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    io::Expected<cost::TargetDesc> target =
-        selectTarget(module, {targetFile, targetName, targetDir});
-    if (!target) {
-      module.emitError("kiln-fuse-dispatches: ") << target.error().message();
+    FailureOr<cost::TargetDesc> target =
+        selectTargetFor(module, {targetFile, targetName, targetDir}, "kiln-fuse-dispatches");
+    if (failed(target))
       return signalPassFailure();
-    }
     if (boundaryMicros >= 0) {
       target->boundaryMicros = boundaryMicros;
       target->boundaryNoBarrierMicros = boundaryMicros;

@@ -18,7 +18,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <algorithm>
 #include <cmath>
@@ -67,12 +67,11 @@ Value addSink(FunctionOpInterface func, Location loc) {
 
 /// Distinct buffers `dispatch` binds (its stages' operands, its skip flag).
 int64_t bindingsOf(DispatchOp dispatch) {
-  llvm::SmallPtrSet<void *, 32> seen;
+  llvm::SmallDenseSet<Value, 32> seen;
   for (Operation &op : dispatch.getBody().front())
-    for (Value v : op.getOperands())
-      seen.insert(v.getAsOpaquePointer());
+    seen.insert(op.operand_begin(), op.operand_end());
   if (Value flag = dispatch.getSkipFlag())
-    seen.insert(flag.getAsOpaquePointer());
+    seen.insert(flag);
   return static_cast<int64_t>(seen.size());
 }
 
@@ -166,12 +165,10 @@ struct KilnPrefetchWeightsPass : impl::KilnPrefetchWeightsBase<KilnPrefetchWeigh
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    io::Expected<cost::TargetDesc> target =
-        selectTarget(module, {targetFile, targetName, targetDir});
-    if (!target) {
-      module.emitError("kiln-prefetch-weights: ") << target.error().message();
+    FailureOr<cost::TargetDesc> target =
+        selectTargetFor(module, {targetFile, targetName, targetDir}, "kiln-prefetch-weights");
+    if (failed(target))
       return signalPassFailure();
-    }
     int64_t bytes =
         cacheBytes >= 0 ? int64_t(cacheBytes) : static_cast<int64_t>(target->prefetchCacheBytes);
     if (bytes <= 0)

@@ -80,4 +80,14 @@ io::Expected<cost::TargetDesc> selectTarget(ModuleOp module,
                    "set the module attribute kiln.target");
 }
 
+FailureOr<cost::TargetDesc> selectTargetFor(ModuleOp module, const TargetChoice &choice,
+                                            StringRef pass) {
+  io::Expected<cost::TargetDesc> target = selectTarget(module, choice);
+  if (!target) {
+    module.emitError() << pass << ": " << target.error().message();
+    return failure();
+  }
+  return std::move(*target);
+}
+
 } // namespace kiln::stage

@@ -31,6 +31,12 @@ std::string defaultTargetDirectory();
 io::Expected<cost::TargetDesc> selectTarget(mlir::ModuleOp module,
                                             const TargetChoice &choice);
 
+/// selectTarget for the pass `pass`: a failure is reported on `module` as
+/// "<pass>: <message>" (the pass then signals failure).
+mlir::FailureOr<cost::TargetDesc> selectTargetFor(mlir::ModuleOp module,
+                                                  const TargetChoice &choice,
+                                                  llvm::StringRef pass);
+
 } // namespace kiln::stage
 
 #endif // KILN_DIALECT_STAGE_TRANSFORMS_TARGETSELECTION_H
