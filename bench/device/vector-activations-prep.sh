@@ -29,28 +29,28 @@ cp "$here"/{vector-activations-run.sh,tiny-set.sh} "$dir/"
 cp "$root"/examples/{embryo-1b,dory-1b-32k}.json "$dir/cfg/"
 source "$here/tiny-set.sh"
 tiny_set_configs "$root" "$dir"
-compile() { "$b/bin/kiln-compile" --quiet "$1" --cost-target h200 "${@:2}"; }
+# compile BUILD CONFIG ARGS...: an h200 plan of CONFIG by BUILD's kiln-compile.
+compile() { "$1/bin/kiln-compile" --quiet "$2" --cost-target h200 "${@:3}"; }
 for f in f16 q8_2f; do
   echo "prep: $f"
   for c in embryo-1b dory-1b-32k; do
+    cfg=$dir/cfg/$c.json
     # shellcheck disable=SC2086 # each letter's flags are words
     if [ -n "${BUILD_A:-}" ]; then
-      "$BUILD_A/bin/kiln-compile" --quiet "$dir/cfg/$c.json" --cost-target h200 \
-        --weight-format "$f" ${A_FLAGS:-} -o "$dir/plans/$c.$f.A.kplan"
+      compile "$BUILD_A" "$cfg" --weight-format "$f" ${A_FLAGS:-} -o "$dir/plans/$c.$f.A.kplan"
     else
-      compile "$dir/cfg/$c.json" --weight-format "$f" ${A_FLAGS---matvec-activations scalar} \
+      compile "$b" "$cfg" --weight-format "$f" ${A_FLAGS---matvec-activations scalar} \
         -o "$dir/plans/$c.$f.A.kplan"
     fi
     # shellcheck disable=SC2086
-    compile "$dir/cfg/$c.json" --weight-format "$f" ${B_FLAGS:-} -o "$dir/plans/$c.$f.B.kplan"
+    compile "$b" "$cfg" --weight-format "$f" ${B_FLAGS:-} -o "$dir/plans/$c.$f.B.kplan"
     for letter in C D E F G; do
       flags=${letter}_FLAGS
       # shellcheck disable=SC2086
-      [ -n "${!flags+set}" ] && compile "$dir/cfg/$c.json" --weight-format "$f" ${!flags} \
+      [ -n "${!flags+set}" ] && compile "$b" "$cfg" --weight-format "$f" ${!flags} \
         -o "$dir/plans/$c.$f.$letter.kplan"
     done
-    [ -n "${BUILD_C:-}" ] && "$BUILD_C/bin/kiln-compile" --quiet "$dir/cfg/$c.json" --cost-target h200 \
-      --weight-format "$f" -o "$dir/plans/$c.$f.C.kplan"
+    [ -n "${BUILD_C:-}" ] && compile "$BUILD_C" "$cfg" --weight-format "$f" -o "$dir/plans/$c.$f.C.kplan"
   done
   tiny_set_plans "$b/bin/kiln-compile" "$dir" "$f"
 done
