@@ -41,28 +41,33 @@ void registerKilnPasses() {
   (void)done;
 }
 
+/// A stage pass's options naming the pipeline's cost target (each such pass
+/// reads it: kiln-absorb-into-matvec, kiln-fuse-dispatches,
+/// kiln-prefetch-weights).
+template <typename PassOptions>
+PassOptions targetedOptions(const KilnPipelineOptions &options) {
+  PassOptions pass;
+  pass.targetName = options.costTarget;
+  pass.targetFile = options.costTargetFile;
+  return pass;
+}
+
 /// The stage-level fusion passes: with fusion on, kiln-absorb-into-matvec,
 /// kiln-fuse-dispatches and kiln-prefetch-weights; with it off,
 /// kiln-fuse-dispatches only annotating estimates.
 void addFusionPasses(OpPassManager &pm, const KilnPipelineOptions &options) {
   if (options.fusion) {
-    stage::KilnAbsorbIntoMatVecOptions absorb;
-    absorb.targetName = options.costTarget;
-    absorb.targetFile = options.costTargetFile;
+    auto absorb = targetedOptions<stage::KilnAbsorbIntoMatVecOptions>(options);
     absorb.slerps = options.absorbSlerps;
     pm.addPass(stage::createKilnAbsorbIntoMatVec(absorb));
   }
-  stage::KilnFuseDispatchesOptions fuse;
-  fuse.targetName = options.costTarget;
-  fuse.targetFile = options.costTargetFile;
+  auto fuse = targetedOptions<stage::KilnFuseDispatchesOptions>(options);
   fuse.fuse = options.fusion;
   fuse.position = options.position;
   pm.addPass(stage::createKilnFuseDispatches(fuse));
   if (options.fusion) {
     // Prefetches ride in the fused dispatches, sized by their estimates.
-    stage::KilnPrefetchWeightsOptions prefetch;
-    prefetch.targetName = options.costTarget;
-    prefetch.targetFile = options.costTargetFile;
+    auto prefetch = targetedOptions<stage::KilnPrefetchWeightsOptions>(options);
     prefetch.cacheBytes = options.prefetchCacheBytes;
     prefetch.fromMatvecs = options.prefetchFromMatvecs;
     pm.addPass(stage::createKilnPrefetchWeights(prefetch));

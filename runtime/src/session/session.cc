@@ -201,52 +201,47 @@ Status Session::createPipelines() {
     };
     appendWord(kernel->push_constant_bytes());
     appendWord(kernel->required_subgroup_size());
+    // A set per kernel, shared pipeline or not: count its descriptors.
     if (kernel->bindings())
       for (const kp::Binding *binding : *kernel->bindings()) {
         appendWord(binding->binding());
         appendWord(static_cast<uint32_t>(binding->kind()));
+        (binding->kind() == kp::DescriptorKind::UniformBuffer ? uniform : storage)++;
       }
-    if (auto it = pipelineWithKey.find(key); it != pipelineWithKey.end()) {
-      kernelPipeline_.push_back(it->second);
-      layouts.push_back(pipelines_[it->second]->setLayout());
+    auto [it, fresh] = pipelineWithKey.try_emplace(std::move(key), pipelines_.size());
+    if (fresh) {
+      std::string path = "plan kernels[" + std::to_string(k) + "] '" + kernel->name()->str() + "'";
+      auto module = std::make_unique<vk::ShaderModule>();
+      const uint32_t *words = kernel->spirv()->data();
+      size_t wordCount = kernel->spirv()->size();
+      std::vector<uint32_t> bounded;
+      if (options_.robustKernels) {
+        KILN_RETURN_IF_ERROR(clampKernelAccesses(words, wordCount, path, bounded));
+        words = bounded.data();
+        wordCount = bounded.size();
+      }
+      KILN_RETURN_IF_ERROR(module->create(device_.handle(), words, wordCount).withContext(path));
+      vk::PipelineDescription description;
+      description.module = module->handle();
+      description.entryPoint = kernel->entry_point()->str();
+      description.pushConstantBytes = kernel->push_constant_bytes();
+      if (kernel->required_subgroup_size() != device_.physical().limits.subgroupSize)
+        description.requiredSubgroupSize = kernel->required_subgroup_size();
       if (kernel->bindings())
         for (const kp::Binding *binding : *kernel->bindings())
-          (binding->kind() == kp::DescriptorKind::UniformBuffer ? uniform : storage)++;
-      continue;
+          description.bindings.push_back(
+              {binding->binding(),
+               binding->kind() == kp::DescriptorKind::UniformBuffer
+                   ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+                   : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+               1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
+      auto pipeline = std::make_unique<vk::Pipeline>();
+      KILN_RETURN_IF_ERROR(pipeline->create(device_.handle(), description).withContext(path));
+      modules_.push_back(std::move(module));
+      pipelines_.push_back(std::move(pipeline));
     }
-    pipelineWithKey.emplace(std::move(key), pipelines_.size());
-    kernelPipeline_.push_back(pipelines_.size());
-    std::string path = "plan kernels[" + std::to_string(k) + "] '" + kernel->name()->str() + "'";
-    auto module = std::make_unique<vk::ShaderModule>();
-    const uint32_t *words = kernel->spirv()->data();
-    size_t wordCount = kernel->spirv()->size();
-    std::vector<uint32_t> bounded;
-    if (options_.robustKernels) {
-      KILN_RETURN_IF_ERROR(clampKernelAccesses(words, wordCount, path, bounded));
-      words = bounded.data();
-      wordCount = bounded.size();
-    }
-    KILN_RETURN_IF_ERROR(module->create(device_.handle(), words, wordCount).withContext(path));
-    vk::PipelineDescription description;
-    description.module = module->handle();
-    description.entryPoint = kernel->entry_point()->str();
-    description.pushConstantBytes = kernel->push_constant_bytes();
-    if (kernel->required_subgroup_size() != device_.physical().limits.subgroupSize)
-      description.requiredSubgroupSize = kernel->required_subgroup_size();
-    if (kernel->bindings())
-      for (const kp::Binding *binding : *kernel->bindings()) {
-        bool isUniform = binding->kind() == kp::DescriptorKind::UniformBuffer;
-        (isUniform ? uniform : storage)++;
-        description.bindings.push_back(
-            {binding->binding(),
-             isUniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
-             VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
-      }
-    auto pipeline = std::make_unique<vk::Pipeline>();
-    KILN_RETURN_IF_ERROR(pipeline->create(device_.handle(), description).withContext(path));
-    layouts.push_back(pipeline->setLayout());
-    modules_.push_back(std::move(module));
-    pipelines_.push_back(std::move(pipeline));
+    kernelPipeline_.push_back(it->second);
+    layouts.push_back(pipelines_[it->second]->setLayout());
   }
   KILN_RETURN_IF_ERROR(sets_.create(device_.handle(), layouts, storage, uniform));
   for (size_t k = 0; k < kernelCount; ++k) {
