@@ -12,6 +12,7 @@
 #include "kiln/Dialect/Stage/IR/StageModule.h"
 #include "kiln/Dialect/Stage/IR/StageOps.h"
 #include "kiln/Dialect/Stage/Transforms/ScratchSlots.h"
+#include "kiln/Dialect/Stage/Transforms/StateBuffers.h"
 #include "kiln/Dialect/Stage/Transforms/StageCostAnalysis.h"
 #include "kiln/Dialect/Stage/Transforms/TargetSelection.h"
 
@@ -54,15 +55,7 @@ double estimateOf(DispatchOp dispatch) {
 /// The sink every prefetch of `func` writes: a 16-byte state buffer (never
 /// aliased by the memory plan, so a write can land on nothing live).
 Value addSink(FunctionOpInterface func, Location loc) {
-  MLIRContext *ctx = func->getContext();
-  auto type = MemRefType::get({4}, IntegerType::get(ctx, 32));
-  auto buffer = BufferAttr::get(ctx, BufferKind::State, "prefetch.sink", /*slot=*/std::nullopt,
-                                /*byte_offset=*/0, /*byte_size=*/kGroupBytes, /*tensors=*/{});
-  NamedAttribute attr(StringAttr::get(ctx, kBufferAttrName), buffer);
-  unsigned index = func.getNumArguments();
-  if (failed(func.insertArgument(index, type, DictionaryAttr::get(ctx, {attr}), loc)))
-    return Value();
-  return func.getArgument(index);
+  return addStateWords(func, "prefetch.sink", kGroupBytes / 4, loc);
 }
 
 /// Distinct buffers `dispatch` binds (its stages' operands, its skip flag).
