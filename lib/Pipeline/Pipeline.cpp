@@ -64,6 +64,7 @@ void addFusionPasses(OpPassManager &pm, const KilnPipelineOptions &options) {
   auto fuse = targetedOptions<stage::KilnFuseDispatchesOptions>(options);
   fuse.fuse = options.fusion;
   fuse.position = options.position;
+  fuse.lastWorkgroupTails = options.lastWorkgroupTails;
   pm.addPass(stage::createKilnFuseDispatches(fuse));
   if (options.fusion) {
     // Prefetches ride in the fused dispatches, sized by their estimates.

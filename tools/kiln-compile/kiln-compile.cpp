@@ -194,6 +194,13 @@ static cl::opt<int64_t> matvecGridLimit(
              "(default: the target's matvec_grid_limit, else 0)"),
     cl::init(-1), cl::cat(kilnCategory));
 
+static cl::opt<bool> lastWorkgroupTails(
+    "last-workgroup-tails",
+    cl::desc("tuning: a one-workgroup stage (a slerp, a norm, the sample) runs in the last "
+             "workgroup of the dispatch it reads, without a dispatch of its own (default false: "
+             "slower on the H200; docs/fusion.md)"),
+    cl::init(false), cl::cat(kilnCategory));
+
 static cl::opt<bool> mergeKernels(
     "merge-kernels",
     cl::desc("one kernel (one pipeline) for dispatches whose kernels are identical, e.g. the "
@@ -400,6 +407,7 @@ int main(int argc, char **argv) {
     pipeline.prefetchCacheBytes = prefetchCacheMB * 1024 * 1024;
   }
   pipeline.prefetchFromMatvecs = prefetchFromMatvecs;
+  pipeline.lastWorkgroupTails = lastWorkgroupTails;
   pipeline.kernels.mergeIdenticalKernels = mergeKernels;
   std::string costTargetName = costTarget;
   if (costTargetName == "native" && targetFile.empty()) {

@@ -54,6 +54,11 @@ struct KilnPipelineOptions {
   /// dispatches holding a mat-vec prefetch too.
   int64_t prefetchCacheBytes = -1;
   bool prefetchFromMatvecs = false;
+  /// With fusion: a one-workgroup stage after its producer runs in the
+  /// producer's last workgroup (kiln-fuse-dispatches' `last-workgroup-tails`).
+  /// Off: measured slower on an H200 (dory-1b f16 401.2 -> 323.0 tokens/s,
+  /// docs/performance.md).
+  bool lastWorkgroupTails = false;
   /// The session position the cost model prices attention at; -1: a full
   /// window (docs/cost-model.md).
   int64_t position = -1;

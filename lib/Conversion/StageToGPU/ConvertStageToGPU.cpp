@@ -43,7 +43,8 @@ FailureOr<KernelShape> shapeOfStage(Operation *op, const StageToGPUOptions &o) {
       .Case<stage::SiluMulOp, stage::AddOp, stage::MulOp, stage::SigmoidGateOp>(
           [&](Operation *e) { return shapeOfElementwise(e, o); })
       .Case<stage::WindowAttentionOp, stage::FarFieldPushOp,
-            stage::LandmarkCaptureOp, stage::LandmarkSealOp, stage::ExitTestOp>(
+            stage::LandmarkCaptureOp, stage::LandmarkSealOp, stage::ExitTestOp,
+            stage::LastWorkgroupOp>(
           [&](auto stageOp) { return shapeOf(stageOp, o); })
       .Default([](Operation *other) -> FailureOr<KernelShape> {
         return other->emitOpError("has no GPU kernel"), failure();
@@ -123,6 +124,12 @@ LogicalResult fusedShape(stage::DispatchOp dispatch, stage::FusionForm form,
                << ": pointwise stages share one grid";
     return success();
   }
+  if (form == stage::FusionForm::LastWorkgroup) {
+    // The lead's own grid; the tail runs in one of its workgroups, at its
+    // width.
+    shape = shapes.front();
+    return success();
+  }
   if (form == stage::FusionForm::RowEpilogue) {
     // The mat-vecs' grid: a workgroup per row (capped, walking the rest).
     shape = shapes.front();
@@ -188,15 +195,54 @@ void buildRowEpilogue(ArrayRef<stage::MatVecOp> matvecs, ArrayRef<Operation *> t
   });
 }
 
-/// The body of a fused kernel. OneWorkgroup: stages in order with a barrier
-/// between them; a per-thread stage loops over its workgroups, a mat-vec
-/// walks all its rows in the one workgroup. Concurrent: workgroup w runs the
-/// member whose range holds it, as that member's workgroup w - start.
-/// Pointwise: every stage in turn, no barrier. RowEpilogue: buildRowEpilogue.
+/// `ops` in order in one workgroup with a barrier between them; a per-thread
+/// stage loops over its workgroups, a mat-vec walks all its rows.
+void buildInOneWorkgroup(ArrayRef<Operation *> ops, ArrayRef<KernelShape> shapes,
+                         KernelBuilder &kb) {
+  int64_t size = kb.getWorkgroupSize();
+  bool first = true;
+  for (auto [op, own] : llvm::zip(ops, shapes)) {
+    // The next stage may read what this one wrote.
+    if (!first)
+      kb.barrier();
+    first = false;
+    switch (stage::gridKindOf(op)) {
+    case stage::GridKind::PerThread: {
+      int64_t count = ceilDiv(threadsOf(own), size);
+      kb.forLoop(kb.index(0), kb.index(count), kb.index(1), [&](Value v) {
+        kb.setVirtualWorkgroup(v, count);
+        buildStage(op, kb);
+        kb.setVirtualWorkgroup(Value(), 0);
+      });
+      break;
+    }
+    case stage::GridKind::RowItems:
+      kb.setVirtualWorkgroup(kb.index(0), 1);
+      buildStage(op, kb);
+      kb.setVirtualWorkgroup(Value(), 0);
+      break;
+    default:
+      buildStage(op, kb);
+    }
+  }
+}
+
+/// The body of a fused kernel. OneWorkgroup: buildInOneWorkgroup.
+/// Concurrent: workgroup w runs the member whose range holds it, as that
+/// member's workgroup w - start. Pointwise: every stage in turn, no barrier.
+/// RowEpilogue: buildRowEpilogue. LastWorkgroup: the lead on its grid, then
+/// the tail as one workgroup in the last workgroup to finish.
 void buildFused(Block &body, stage::FusionForm form,
                 ArrayRef<KernelShape> shapes, const ConcurrentLayout &layout,
                 KernelBuilder &kb) {
-  int64_t size = kb.getWorkgroupSize();
+  if (form == stage::FusionForm::LastWorkgroup) {
+    SmallVector<Operation *> ops = stagesOf(body);
+    buildStage(ops[0], kb);
+    buildLastWorkgroupTail(cast<stage::LastWorkgroupOp>(ops[1]), kb, [&] {
+      buildInOneWorkgroup(ArrayRef<Operation *>(ops).drop_front(2), shapes.drop_front(2), kb);
+    });
+    return;
+  }
   if (form == stage::FusionForm::RowEpilogue) {
     SmallVector<stage::MatVecOp> matvecs;
     SmallVector<Operation *> tail;
@@ -239,31 +285,7 @@ void buildFused(Block &body, stage::FusionForm form,
     }
     return;
   }
-  bool first = true;
-  for (auto [op, own] : llvm::zip(body, shapes)) {
-    // The next stage may read what this one wrote.
-    if (!first)
-      kb.barrier();
-    first = false;
-    switch (stage::gridKindOf(&op)) {
-    case stage::GridKind::PerThread: {
-      int64_t count = ceilDiv(threadsOf(own), size);
-      kb.forLoop(kb.index(0), kb.index(count), kb.index(1), [&](Value v) {
-        kb.setVirtualWorkgroup(v, count);
-        buildStage(&op, kb);
-        kb.setVirtualWorkgroup(Value(), 0);
-      });
-      break;
-    }
-    case stage::GridKind::RowItems:
-      kb.setVirtualWorkgroup(kb.index(0), 1);
-      buildStage(&op, kb);
-      kb.setVirtualWorkgroup(Value(), 0);
-      break;
-    default:
-      buildStage(&op, kb);
-    }
-  }
+  buildInOneWorkgroup(stagesOf(body), shapes, kb);
 }
 
 /// Bindings a kernel may take: the runtime's plan verifier numbers them 0..31

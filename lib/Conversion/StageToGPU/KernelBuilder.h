@@ -279,6 +279,12 @@ void buildKernel(stage::MatVecOp op, KernelBuilder &kb);
 /// that stored the row's values (the `row_epilogue` fused form).
 void buildRowEpilogueKernel(llvm::ArrayRef<stage::MatVecOp> ops, KernelBuilder &kb,
                             const std::function<void(mlir::Value row)> &epilogue);
+/// The `last_workgroup` form's hand-over (LastWorkgroup.cpp): called after
+/// the lead stage, runs `tail` in the workgroup that counts last on `op`'s
+/// counter, with every workgroup's writes visible to it.
+KernelShape shapeOf(stage::LastWorkgroupOp op, const StageToGPUOptions &o);
+void buildLastWorkgroupTail(stage::LastWorkgroupOp op, KernelBuilder &kb,
+                            const std::function<void()> &tail);
 /// 16-byte loads a mat-vec thread keeps in flight (rows x unrolled groups).
 constexpr int64_t kMatVecLoadsInFlight = 8;
 /// Whether mat-vec items go to subgroups (StageToGPUOptions::

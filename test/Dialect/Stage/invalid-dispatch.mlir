@@ -32,7 +32,7 @@ func.func @foreign(%x: memref<4xf32>) {
 // -----
 
 func.func @bad_form(%x: memref<4xf32>, %y: memref<4xf32>) {
-  // expected-error @+1 {{fusion must be "one_workgroup", "concurrent", "pointwise" or "row_epilogue", got "sideways"}}
+  // expected-error @+1 {{fusion must be "one_workgroup", "concurrent", "pointwise", "row_epilogue" or "last_workgroup", got "sideways"}}
   stage.dispatch attributes {fusion = "sideways"} {
     stage.add ins(%x, %x : memref<4xf32>, memref<4xf32>) out(%y : memref<4xf32>)
     stage.add ins(%x, %x : memref<4xf32>, memref<4xf32>) out(%y : memref<4xf32>)
@@ -146,6 +146,69 @@ func.func @prefetch_past_the_matrix(%h: memref<64xf32>, %w: memref<8x8xvector<4x
     stage.slerp hidden(%h : memref<64xf32>) update(%h : memref<64xf32>) alpha(%h : memref<64xf32>) {eps = 1.0e-06 : f32}
     // expected-error @+1 {{groups [60, 60 + 8) must be a non-empty range within the source's 64 groups}}
     stage.prefetch source(%w : memref<8x8xvector<4xi32>>) sink(%s : memref<4xi32>) {first_group = 60, groups = 8}
+  }
+  return
+}
+
+// -----
+
+// A last-workgroup tail: one lead stage, the counter, then the tail.
+func.func @tail_without_marker(%w: memref<64x8xvector<4xi32>>, %x: memref<64xf32>, %o: memref<64xf32>, %h: memref<64xf32>, %a: memref<64xf32>) {
+  // expected-error @+1 {{fusion "last_workgroup": a last_workgroup dispatch is one stage, a stage.last_workgroup and the stages of its tail}}
+  stage.dispatch attributes {fusion = "last_workgroup"} {
+    stage.matvec weight(%w : memref<64x8xvector<4xi32>>) input(%x : memref<64xf32>) out(%o : memref<64xf32>) {format = #stage.format<f16>}
+    stage.slerp hidden(%h : memref<64xf32>) update(%o : memref<64xf32>) alpha(%a : memref<64xf32>) {eps = 1.0e-06 : f32}
+  }
+  return
+}
+
+// -----
+
+func.func @marker_elsewhere(%x: memref<4xf32>, %y: memref<4xf32>, %c: memref<4xi32>) {
+  // expected-error @+1 {{fusion "concurrent": stage #1 ('stage.last_workgroup') belongs in a last_workgroup dispatch}}
+  stage.dispatch attributes {fusion = "concurrent"} {
+    stage.add ins(%x, %x : memref<4xf32>, memref<4xf32>) out(%y : memref<4xf32>)
+    stage.last_workgroup counter(%c : memref<4xi32>)
+  }
+  return
+}
+
+// -----
+
+// The tail runs in one workgroup: no stage with a workgroup per head.
+func.func @tail_per_head(%w: memref<64x8xvector<4xi32>>, %x: memref<64xf32>, %o: memref<64xf32>, %c: memref<4xi32>,
+                         %k: memref<16xf32>, %s: memref<4x16xf32>, %p: memref<4xi32>, %qo: memref<64xf32>,
+                         %kr: memref<1x8x16xf32>) {
+  // expected-error @+1 {{fusion "last_workgroup": stage #2 ('stage.dory_prep') cannot run inside one workgroup}}
+  stage.dispatch attributes {fusion = "last_workgroup"} {
+    stage.matvec weight(%w : memref<64x8xvector<4xi32>>) input(%x : memref<64xf32>) out(%o : memref<64xf32>) {format = #stage.format<f16>}
+    stage.last_workgroup counter(%c : memref<4xi32>)
+    stage.dory_prep q(%o : memref<64xf32>) k(%k : memref<16xf32>) v(%k : memref<16xf32>) s_qk(%s : memref<4x16xf32>)
+        params(%p : memref<4xi32>) q_out(%qo : memref<64xf32>) k_ring(%kr : memref<1x8x16xf32>)
+        v_ring(%kr : memref<1x8x16xf32>) {rope_theta = 1.0e+04 : f32, eps = 1.0e-06 : f32}
+  }
+  return
+}
+
+// -----
+
+// Its lead must have a grid to finish: a one-workgroup stage does not lead.
+func.func @tail_after_slerp(%h: memref<64xf32>, %o: memref<64xf32>, %a: memref<64xf32>, %c: memref<4xi32>) {
+  // expected-error @+1 {{fusion "last_workgroup": stage #0 ('stage.slerp') is no grid a last workgroup can follow (a mat-vec, a per-thread or a per-head stage)}}
+  stage.dispatch attributes {fusion = "last_workgroup"} {
+    stage.slerp hidden(%h : memref<64xf32>) update(%o : memref<64xf32>) alpha(%a : memref<64xf32>) {eps = 1.0e-06 : f32}
+    stage.last_workgroup counter(%c : memref<4xi32>)
+    stage.slerp hidden(%h : memref<64xf32>) update(%o : memref<64xf32>) alpha(%a : memref<64xf32>) {eps = 1.0e-06 : f32}
+  }
+  return
+}
+
+// -----
+
+func.func @marker_unfused(%x: memref<4xf32>, %y: memref<4xf32>, %c: memref<4xi32>) {
+  stage.dispatch {
+    // expected-error @+1 {{belongs in a stage.dispatch of fusion "last_workgroup"}}
+    stage.last_workgroup counter(%c : memref<4xi32>)
   }
   return
 }

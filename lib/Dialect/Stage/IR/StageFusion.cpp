@@ -1,9 +1,11 @@
 //===- StageFusion.cpp - Which stages may share one kernel ----------------===//
 //
-// Two fused forms (docs/fusion.md). OneWorkgroup: everything runs in one
+// The fused forms (docs/fusion.md). OneWorkgroup: everything runs in one
 // workgroup, so a workgroup barrier between stages orders every dependence.
 // Concurrent: independent stages on disjoint workgroup ranges of one grid,
-// so nothing needs ordering at all.
+// so nothing needs ordering at all. Pointwise and RowEpilogue: a thread's own
+// program order carries every dependence. LastWorkgroup: an atomic counter
+// hands the grid's writes to the one workgroup that runs the tail.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Dialect/Stage/IR/StageFusion.h"
@@ -45,6 +47,8 @@ std::optional<FusionForm> parseFusionForm(StringRef text) {
     return FusionForm::Pointwise;
   if (text == "row_epilogue")
     return FusionForm::RowEpilogue;
+  if (text == "last_workgroup")
+    return FusionForm::LastWorkgroup;
   return std::nullopt;
 }
 
@@ -58,6 +62,8 @@ StringRef fusionFormName(FusionForm form) {
     return "pointwise";
   case FusionForm::RowEpilogue:
     return "row_epilogue";
+  case FusionForm::LastWorkgroup:
+    return "last_workgroup";
   }
   return "";
 }
@@ -106,6 +112,7 @@ SmallVector<Value> writtenBuffers(Operation *stage) {
       .Case([&](KeyScoresOp op) { add(op.getScores()); })
       .Case([&](SlerpOp op) { add(op.getHidden()); })
       .Case([&](PrefetchOp op) { add(op.getSink()); })
+      .Case([&](LastWorkgroupOp op) { add(op.getCounter()); })
       .Case([&](DoryMixOp op) {
         // Modes write different subsets; all three is the safe answer.
         add(op.getHidden());
@@ -280,8 +287,49 @@ SmallVector<SmallVector<size_t>> concurrentMembers(ArrayRef<Operation *> stages)
   return members;
 }
 
+bool canRunLastWorkgroupTail(Operation *lead, ArrayRef<Operation *> tail,
+                             std::string &whyNot) {
+  GridKind leadKind = gridKindOf(lead);
+  if (leadKind != GridKind::RowItems && leadKind != GridKind::PerThread &&
+      leadKind != GridKind::PerWorkgroup) {
+    whyNot = describe(lead, 0) + " is no grid a last workgroup can follow (a mat-vec, a "
+             "per-thread or a per-head stage)";
+    return false;
+  }
+  if (tail.empty()) {
+    whyNot = "a last-workgroup tail needs a stage after the stage.last_workgroup";
+    return false;
+  }
+  for (auto [index, stage] : llvm::enumerate(tail)) {
+    GridKind kind = gridKindOf(stage);
+    if (kind == GridKind::Opaque || kind == GridKind::PerWorkgroup) {
+      whyNot = describe(stage, index + 2) + " cannot run inside one workgroup";
+      return false;
+    }
+  }
+  return true;
+}
+
 bool canFuse(FusionForm form, ArrayRef<Operation *> stages, std::string &whyNot) {
+  if (form == FusionForm::LastWorkgroup) {
+    // [lead, stage.last_workgroup, tail...]: the marker splits the two.
+    if (stages.size() < 3 || !isa<LastWorkgroupOp>(stages[1])) {
+      whyNot = "a last_workgroup dispatch is one stage, a stage.last_workgroup and the "
+               "stages of its tail";
+      return false;
+    }
+    for (auto [index, stage] : llvm::enumerate(stages))
+      if (index != 1 && isa<LastWorkgroupOp>(stage)) {
+        whyNot = describe(stage, index) + " is a second stage.last_workgroup: one a dispatch";
+        return false;
+      }
+    return canRunLastWorkgroupTail(stages[0], stages.drop_front(2), whyNot);
+  }
   for (auto [index, stage] : llvm::enumerate(stages)) {
+    if (isa<LastWorkgroupOp>(stage)) {
+      whyNot = describe(stage, index) + " belongs in a last_workgroup dispatch";
+      return false;
+    }
     GridKind kind = gridKindOf(stage);
     if (kind == GridKind::Opaque) {
       whyNot = describe(stage, index) + " has no fused form";

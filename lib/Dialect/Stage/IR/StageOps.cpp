@@ -82,7 +82,8 @@ LogicalResult DispatchOp::verify() {
   if (std::optional<StringRef> fusion = getFusion()) {
     std::optional<FusionForm> form = parseFusionForm(*fusion);
     if (!form)
-      return emitOpError("fusion must be \"one_workgroup\", \"concurrent\", \"pointwise\" or \"row_epilogue\", got \"")
+      return emitOpError("fusion must be \"one_workgroup\", \"concurrent\", \"pointwise\", "
+                         "\"row_epilogue\" or \"last_workgroup\", got \"")
              << *fusion << "\"";
     std::string whyNot;
     if (!canFuse(*form, stages, whyNot))

@@ -20,6 +20,7 @@
 #include "kiln/Dialect/Stage/IR/StageOps.h"
 #include "kiln/Dialect/Stage/Transforms/FusionReport.h"
 #include "kiln/Dialect/Stage/Transforms/ScratchSlots.h"
+#include "kiln/Dialect/Stage/Transforms/StateBuffers.h"
 #include "kiln/Dialect/Stage/Transforms/StageCostAnalysis.h"
 #include "kiln/Dialect/Stage/Transforms/TargetSelection.h"
 
@@ -121,6 +122,12 @@ SmallVector<DispatchOp> reorderRun(ArrayRef<DispatchOp> run) {
   return sorted;
 }
 
+/// How much slower a tail runs than its stages alone: it runs at the lead's
+/// width (a mat-vec's 64-256 threads, a head's 64) where a one-workgroup
+/// dispatch takes reduce-workgroup-size (512 on the H200). A slerp's 24 KB
+/// stays well under a boundary even so; the sample's 128 KB does not.
+constexpr double kTailSlowdown = 4.0;
+
 /// The estimate of one kernel holding `stages` in `form` (no form: the
 /// stage's own grid), without its boundary.
 double kernelMicros(const cost::CostModel &model, const StageCostOptions &priced,
@@ -128,6 +135,15 @@ double kernelMicros(const cost::CostModel &model, const StageCostOptions &priced
   std::vector<cost::StageCost> costs;
   for (Operation *op : stages)
     costs.push_back(stageCostOf(op, priced));
+  if (form && *form == FusionForm::LastWorkgroup) {
+    // The lead on its own grid, then the tail in one workgroup at the lead's
+    // width; the counter's atomic round trip is about an unbarriered boundary.
+    double t = model.stageMicros(costs[0], costs[0].workgroups) +
+               model.target().boundaryNoBarrierMicros;
+    for (const cost::StageCost &c : ArrayRef<cost::StageCost>(costs).drop_front(2))
+      t += kTailSlowdown * model.stageMicros(c, 1);
+    return t;
+  }
   if (!form || *form == FusionForm::OneWorkgroup) {
     // One stage alone runs on its own grid; fused, everything is squeezed
     // into one workgroup (old-style dispatches of several single-workgroup
@@ -313,6 +329,81 @@ void fuseRun(ArrayRef<DispatchOp> run, const cost::CostModel &model,
   }
 }
 
+/// Whether `d` already runs in one workgroup: a one_workgroup group (q8_2f's
+/// slerp with the column-field folds after it) or one-workgroup stages alone.
+bool isTailCandidate(DispatchOp d) {
+  std::optional<FusionForm> form = formOf(d);
+  if (form)
+    return *form == FusionForm::OneWorkgroup;
+  return llvm::all_of(stagesOf(d), [](Operation *op) {
+    return gridKindOf(op) == GridKind::SingleWorkgroup;
+  });
+}
+
+/// Moves each one-workgroup dispatch of `run` up to the nearest dispatch it
+/// depends on and makes it that dispatch's last-workgroup tail, where the
+/// producer is a lone stage that can lead one and the estimate (one boundary
+/// fewer) is lower. `counter` is created on first use. Returns the run's
+/// dispatches afterwards.
+SmallVector<DispatchOp> fuseLastWorkgroupTails(ArrayRef<DispatchOp> run,
+                                               const cost::CostModel &model,
+                                               const StageCostOptions &priced,
+                                               FunctionOpInterface func, Value &counter,
+                                               unsigned maxBindings) {
+  SmallVector<DispatchOp> order(run.begin(), run.end());
+  double boundary = model.target().boundaryMicros;
+  for (size_t j = 0; j < order.size(); ++j) {
+    DispatchOp tail = order[j];
+    if (!isTailCandidate(tail))
+      continue;
+    // The nearest producer: everything after it is independent of the
+    // tail, so the tail may move up to it.
+    std::optional<size_t> producer;
+    for (size_t i = j; i-- > 0;)
+      if (dispatchesConflict(order[i], tail)) {
+        producer = i;
+        break;
+      }
+    if (!producer)
+      continue;
+    DispatchOp lead = order[*producer];
+    SmallVector<Operation *> leadStages = stagesOf(lead);
+    std::string whyNot;
+    if (formOf(lead) || leadStages.size() != 1 || !sameSkipCondition(lead, tail) ||
+        !canRunLastWorkgroupTail(leadStages.front(), stagesOf(tail), whyNot))
+      continue;
+    llvm::SmallPtrSet<void *, 32> buffers;
+    for (DispatchOp d : {lead, tail})
+      for (Operation *op : stagesOf(d))
+        for (Value v : op->getOperands())
+          buffers.insert(v.getAsOpaquePointer());
+    if (Value flag = lead.getSkipFlag())
+      buffers.insert(flag.getAsOpaquePointer());
+    if (buffers.size() + 1 > maxBindings)
+      continue;
+    double apart = kernelMicros(model, priced, leadStages, std::nullopt) + boundary +
+                   kernelMicros(model, priced, stagesOf(tail), formOf(tail));
+    double together = kernelMicros(model, priced, leadStages, std::nullopt) +
+                      model.target().boundaryNoBarrierMicros;
+    for (Operation *op : stagesOf(tail))
+      together += kTailSlowdown * model.stageMicros(stageCostOf(op, priced), 1);
+    if (together >= apart)
+      continue;
+    if (!counter) {
+      counter = addStateWords(func, "last_workgroup.counter", 4, func.getLoc());
+      if (!counter)
+        return order;
+    }
+    Block &body = lead.getBody().front();
+    OpBuilder b = OpBuilder::atBlockEnd(&body);
+    LastWorkgroupOp::create(b, tail.getLoc(), counter);
+    mergeGroup({lead, tail}, FusionForm::LastWorkgroup);
+    order.erase(order.begin() + j);
+    --j;
+  }
+  return order;
+}
+
 /// Sets stage.estimated_us on every dispatch of the run: its kernel plus a
 /// boundary, without a barrier when it conflicts with no dispatch since the
 /// last barrier (the plan writer's rule, docs/pipeline.md).
@@ -371,6 +462,11 @@ struct KilnFuseDispatchesPass
           continue;
         SmallVector<DispatchOp> ordered = reorder ? reorderRun(run) : run;
         fuseRun(ordered, *model, priced, maxGroup, maxBindings);
+      }
+      if (fuse && lastWorkgroupTails) {
+        Value counter;
+        for (SmallVector<DispatchOp> &run : dispatchRuns(f))
+          fuseLastWorkgroupTails(run, *model, priced, f, counter, maxBindings);
       }
       if (replan)
         replanScratchSlots(f);

@@ -93,6 +93,9 @@ int64_t prefetchProgram(FunctionOpInterface func, const cost::TargetDesc &target
     DispatchOp dispatch = dispatches[i];
     // What dispatch i reads leaves the pending set as it runs.
     llvm::erase_if(pending, [&](const Pending &p) { return p.reader <= i; });
+    // A last-workgroup tail counts the stage's grid: no workgroups appended.
+    if (dispatch.getFusion() == StringRef("last_workgroup"))
+      continue;
     // A mat-vec keeps the bus busy itself (unless measured otherwise).
     if (!fromMatvecs && !dispatch.getBody().front().getOps<MatVecOp>().empty())
       continue;

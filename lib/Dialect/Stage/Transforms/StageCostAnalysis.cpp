@@ -240,6 +240,11 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
         c.flops = uint64_t(op.getGroups()) * 4;
         c.workgroups = uint64_t(std::max<int64_t>(1, op.getGroups() / (row * 8)));
       })
+      .Case([&](LastWorkgroupOp op) {
+        // One counter word a workgroup, read and written by an atomic add.
+        c.bytesRead = c.bytesWritten = 4;
+        c.flops = 0;
+      })
       .Default([&](Operation *) {
         // A stage this file does not know yet: its bytes, one workgroup.
         c.flops = c.bytesRead / 4;

@@ -64,6 +64,12 @@ enum class FusionForm {
   /// every vector of the rows' length; what the epilogue writes is no
   /// mat-vec operand except a mat-vec's own output.
   RowEpilogue,
+  /// One stage on its own grid, a stage.last_workgroup, then stages run in
+  /// order by the workgroup that finishes the first stage last (an atomic
+  /// counter; no workgroup waits). Lead kinds: RowItems, PerThread,
+  /// PerWorkgroup; tail kinds: those of OneWorkgroup, walked by one
+  /// workgroup at the lead's width.
+  LastWorkgroup,
 };
 std::optional<FusionForm> parseFusionForm(llvm::StringRef text);
 llvm::StringRef fusionFormName(FusionForm form);
@@ -92,6 +98,12 @@ concurrentMembers(llvm::ArrayRef<mlir::Operation *> stages);
 
 bool canFuse(FusionForm form, llvm::ArrayRef<mlir::Operation *> stages,
              std::string &whyNot);
+
+/// Whether `lead` may run on its own grid before a last-workgroup tail of
+/// `tail` (LastWorkgroup's rules without the marker); otherwise `whyNot`
+/// names the stage and the rule.
+bool canRunLastWorkgroupTail(mlir::Operation *lead, llvm::ArrayRef<mlir::Operation *> tail,
+                             std::string &whyNot);
 
 } // namespace kiln::stage
 

@@ -909,5 +909,6 @@ def Stage_ExitTestOp : Stage_Op<"exit_test"> {
 }
 
 include "kiln/Dialect/Stage/IR/CacheOps.td"
+include "kiln/Dialect/Stage/IR/SyncOps.td"
 
 #endif // KILN_DIALECT_STAGE_IR_STAGEOPS_TD

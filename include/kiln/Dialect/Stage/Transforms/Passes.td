@@ -51,6 +51,14 @@ def KilnFuseDispatches : Pass<"kiln-fuse-dispatches", "::mlir::ModuleOp"> {
     Stages with no fused form (Dory's far field, the exit test, stages this
     pass does not know) stay alone.
 
+    Then, with `last-workgroup-tails` (off by default: slower on the H200),
+    a dispatch of one-workgroup stages (a
+    slerp, a norm, the sample) whose nearest producer is a lone mat-vec,
+    per-thread or per-head stage moves up to it and becomes its tail
+    (`fusion = "last_workgroup"`: the producer's last workgroup runs it,
+    counted by a 16-byte state buffer `last_workgroup.counter` the pass adds)
+    where the estimate, one boundary fewer, says it pays.
+
     The target comes from `target-file`, else `target` (a name looked up as
     `<target-dir>/<name>.json`), else the module attribute `kiln.target` (a
     name, or a dictionary with the descriptor's JSON fields).
@@ -95,7 +103,9 @@ def KilnFuseDispatches : Pass<"kiln-fuse-dispatches", "::mlir::ModuleOp"> {
     Option<"emitReport", "emit-report", "bool", /*default=*/"false",
            "Emit the fusion report (formatFusionReport) as a remark">,
     Option<"position", "position", "int64_t", /*default=*/"-1",
-           "Session position the attention stages are priced at (keys read: min(position + 1, ring)); negative: a full window">
+           "Session position the attention stages are priced at (keys read: min(position + 1, ring)); negative: a full window">,
+    Option<"lastWorkgroupTails", "last-workgroup-tails", "bool", /*default=*/"false",
+           "After the partition, run a one-workgroup dispatch in the last workgroup of the dispatch it depends on (fusion \"last_workgroup\") where the cost model says it pays">
   ];
 }
 
