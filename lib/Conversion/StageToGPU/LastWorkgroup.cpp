@@ -36,26 +36,35 @@ void buildLastWorkgroupTail(stage::LastWorkgroupOp op, KernelBuilder &kb,
   deviceFence(kb);
   kb.barrier();
   Value verdict = kb.workgroupBuffer(1);
-  kb.ifThen(arith::CmpIOp::create(b, kb.loc, arith::CmpIPredicate::eq, kb.threadId(),
-                                  kb.index(0)),
-            [&] {
-              Value before = memref::AtomicRMWOp::create(b, kb.loc, arith::AtomicRMWKind::addi,
-                                                         kb.i32(1), counter,
-                                                         ValueRange{kb.index(0)});
-              // The launched grid, whatever the plan asked for.
-              Value grid = arith::IndexCastOp::create(
-                  b, kb.loc, b.getI32Type(), gpu::GridDimOp::create(b, kb.loc, gpu::Dimension::x));
-              Value last = arith::CmpIOp::create(b, kb.loc, arith::CmpIPredicate::eq,
-                                                 arith::AddIOp::create(b, kb.loc, before,
-                                                                       kb.i32(1)),
-                                                 grid);
-              // Every other workgroup has counted: the next dispatch starts at zero.
-              kb.ifThen(last, [&] { kb.store(kb.i32(0), counter, {kb.index(0)}); });
-              kb.store(kb.select(last, kb.f32(1.0f), kb.f32(0.0f)), verdict, {kb.index(0)});
-            });
+  // One op a statement: the order of ops must not depend on the order a
+  // compiler evaluates call arguments in.
+  Value tid = kb.threadId();
+  Value zero = kb.index(0);
+  Value first = arith::CmpIOp::create(b, kb.loc, arith::CmpIPredicate::eq, tid, zero);
+  kb.ifThen(first, [&] {
+    Value slot = kb.index(0);
+    Value one = kb.i32(1);
+    Value before = memref::AtomicRMWOp::create(b, kb.loc, arith::AtomicRMWKind::addi, one,
+                                               counter, ValueRange{slot});
+    // The launched grid, whatever the plan asked for.
+    Value gridIndex = gpu::GridDimOp::create(b, kb.loc, gpu::Dimension::x);
+    Value grid = arith::IndexCastOp::create(b, kb.loc, b.getI32Type(), gridIndex);
+    Value count = arith::AddIOp::create(b, kb.loc, before, one);
+    Value last = arith::CmpIOp::create(b, kb.loc, arith::CmpIPredicate::eq, count, grid);
+    // Every other workgroup has counted: the next dispatch starts at zero.
+    kb.ifThen(last, [&] {
+      Value cleared = kb.i32(0);
+      kb.store(cleared, counter, {slot});
+    });
+    Value yes = kb.f32(1.0f);
+    Value no = kb.f32(0.0f);
+    Value said = kb.select(last, yes, no);
+    kb.store(said, verdict, {slot});
+  });
   kb.barrier();
-  Value isLast = arith::CmpFOp::create(b, kb.loc, arith::CmpFPredicate::OGT,
-                                       kb.load(verdict, {kb.index(0)}), kb.f32(0.5f));
+  Value half = kb.f32(0.5f);
+  Value heard = kb.load(verdict, {zero});
+  Value isLast = arith::CmpFOp::create(b, kb.loc, arith::CmpFPredicate::OGT, heard, half);
   kb.ifThen(isLast, [&] {
     // Everyone's writes, seen from here.
     deviceFence(kb);

@@ -16,12 +16,12 @@
 // CHECK:        spirv.MemoryBarrier <Device>, <AcquireRelease|UniformMemory>
 // CHECK-NEXT:   gpu.barrier
 // CHECK:        %[[TID:.*]] = gpu.thread_id  x
-// CHECK-NEXT:   %[[FIRST:.*]] = arith.cmpi eq, %[[TID]]
+// CHECK:        %[[FIRST:.*]] = arith.cmpi eq, %[[TID]]
 // CHECK-NEXT:   scf.if %[[FIRST]] {
 // CHECK:          %[[BEFORE:.*]] = memref.atomic_rmw addi %{{.*}}, %[[COUNTER]][%{{.*}}] : (i32, memref<4xi32>) -> i32
 // CHECK-NEXT:     %[[GRID:.*]] = gpu.grid_dim  x
 // CHECK-NEXT:     %[[GRID32:.*]] = arith.index_cast %[[GRID]] : index to i32
-// CHECK:          %[[COUNT:.*]] = arith.addi %[[BEFORE]]
+// CHECK-NEXT:     %[[COUNT:.*]] = arith.addi %[[BEFORE]]
 // CHECK-NEXT:     %[[LAST:.*]] = arith.cmpi eq, %[[COUNT]], %[[GRID32]] : i32
 // CHECK-NEXT:     scf.if %[[LAST]] {
 // CHECK:            memref.store %c0_i32, %[[COUNTER]]
