@@ -59,6 +59,7 @@ void addFusionPasses(OpPassManager &pm, const KilnPipelineOptions &options) {
   if (options.fusion) {
     auto absorb = targetedOptions<stage::KilnAbsorbIntoMatVecOptions>(options);
     absorb.slerps = options.absorbSlerps;
+    absorb.columnFields = options.absorbColumnFields;
     pm.addPass(stage::createKilnAbsorbIntoMatVec(absorb));
   }
   auto fuse = targetedOptions<stage::KilnFuseDispatchesOptions>(options);

@@ -194,6 +194,13 @@ static cl::opt<int64_t> matvecGridLimit(
              "(default: the target's matvec_grid_limit, else 0)"),
     cl::init(-1), cl::cat(kilnCategory));
 
+static cl::opt<bool> absorbColumnFields(
+    "absorb-column-fields",
+    cl::desc("tuning: a q8_2f column field's multiply (Dory's folds) is applied by the mat-vecs "
+             "that read it, as their col_scale, instead of a pass of its own (default false: "
+             "not yet measured on a GPU)"),
+    cl::init(false), cl::cat(kilnCategory));
+
 static cl::opt<bool> lastWorkgroupTails(
     "last-workgroup-tails",
     cl::desc("tuning: a one-workgroup stage (a slerp, a norm, the sample) runs in the last "
@@ -408,6 +415,7 @@ int main(int argc, char **argv) {
   }
   pipeline.prefetchFromMatvecs = prefetchFromMatvecs;
   pipeline.lastWorkgroupTails = lastWorkgroupTails;
+  pipeline.absorbColumnFields = absorbColumnFields;
   pipeline.kernels.mergeIdenticalKernels = mergeKernels;
   std::string costTargetName = costTarget;
   if (costTargetName == "native" && targetFile.empty()) {

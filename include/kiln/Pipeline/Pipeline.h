@@ -49,6 +49,10 @@ struct KilnPipelineOptions {
   /// (kiln-absorb-into-matvec's `slerps`). Off: measured slower on an H100
   /// (dory-1b f16 296.6 -> 274.6 tokens/s, docs/performance.md).
   bool absorbSlerps = false;
+  /// With fusion: q8_2f column-field muls folded into the mat-vecs that read
+  /// them as their col_scale (kiln-absorb-into-matvec's `column-fields`). Off
+  /// until measured on a GPU.
+  bool absorbColumnFields = false;
   /// With fusion: bytes kiln-prefetch-weights may read ahead into the cache
   /// (-1: the target's prefetch_cache_bytes; 0: no prefetch), and whether
   /// dispatches holding a mat-vec prefetch too.

@@ -352,6 +352,58 @@ SmallVector<SlerpReader> foldReaders(MulOp mul, DispatchOp mulDispatch, Value h)
   return readers;
 }
 
+/// Whether `v` is a function argument the memory plan calls a weight.
+bool isWeight(Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  auto func = arg ? dyn_cast_or_null<FunctionOpInterface>(arg.getOwner()->getParentOp())
+                  : FunctionOpInterface();
+  BufferAttr buffer = func ? bufferAttrOf(func, arg.getArgNumber()) : BufferAttr();
+  return buffer && buffer.getKind() == BufferKind::Weight;
+}
+
+/// Tries to fold a q8_2f column field's `mul(h, field)` into the mat-vecs that
+/// read the product: each reads h and applies the field as its `col_scale`
+/// (as a normed mat-vec already does); true on success.
+bool absorbColumnField(DispatchOp mulDispatch, const cost::CostModel &model) {
+  auto mul = dyn_cast_or_null<MulOp>(soleStage(mulDispatch));
+  if (!mul || mul->getNumOperands() != 3)
+    return false;
+  Value lhs = mul->getOperand(0), rhs = mul->getOperand(1);
+  // The field is the weight; the other factor is the activation.
+  if (isWeight(lhs) == isWeight(rhs))
+    return false;
+  Value h = isWeight(lhs) ? rhs : lhs;
+  SmallVector<SlerpReader> readers = foldReaders(mul, mulDispatch, h);
+  if (readers.empty())
+    return false;
+  // Each reader now reads h where it runs: nothing in between may write it.
+  for (SlerpReader &r : readers)
+    if (anyStageBetween(mulDispatch, cast<DispatchOp>(r.matvec->getParentOp()),
+                        [&](Operation *stage) { return writes(stage, h); }))
+      return false;
+  double before = aloneMicros(model, mul) + model.target().boundaryMicros;
+  double after = 0;
+  SmallVector<MatVecOp> scaled;
+  for (SlerpReader &r : readers) {
+    OpBuilder b(r.matvec);
+    auto n = cast<MatVecOp>(b.clone(*r.matvec.getOperation()));
+    n.getInputMutable().assign(h);
+    n.getColScaleMutable().assign(r.field);
+    before += aloneMicros(model, r.matvec);
+    after += aloneMicros(model, n);
+    scaled.push_back(n);
+  }
+  if (after >= before) {
+    for (MatVecOp n : scaled)
+      n->erase();
+    return false;
+  }
+  for (SlerpReader &r : readers)
+    r.matvec->erase();
+  mulDispatch->erase();
+  return true;
+}
+
 /// Tries to fold Dory's residual step `slerp(h, o, alpha)` into the mat-vecs
 /// that read h next (directly, or through a q8_2f column field's mul): each
 /// reads the old h and forms the new one itself (`slerp`), the first also
@@ -509,6 +561,13 @@ struct KilnAbsorbIntoMatVecPass
     if (this->slerps)
       for (DispatchOp d : slerps)
         absorbSlerp(d, *model);
+    // Column fields last: a slerp folded above takes its fields itself.
+    if (columnFields) {
+      SmallVector<DispatchOp> left;
+      module.walk([&](DispatchOp d) { left.push_back(d); });
+      for (DispatchOp d : left)
+        absorbColumnField(d, *model);
+    }
     for (FunctionOpInterface f : replanned)
       replanScratchSlots(f);
   }

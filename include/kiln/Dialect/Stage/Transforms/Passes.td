@@ -140,6 +140,15 @@ def KilnAbsorbIntoMatVec : Pass<"kiln-absorb-into-matvec", "::mlir::ModuleOp"> {
     runs under the slerp's skip flag (h' is written only where the readers
     run). Runs after the norms, in program order.
 
+    Column fields (`column-fields`, off by default: not yet measured on a
+    GPU): a `stage.mul` of an activation h by a q8_2f column field (a weight)
+    whose product only plain q8_2f mat-vecs read (each its dispatch's only
+    stage, after the mul, under its skip flag) costs a pass of its own, and
+    in Dory it rides in the slerp's one-workgroup dispatch. Each mat-vec can
+    instead read h and apply the field as its `col_scale`, as a normed
+    mat-vec does, when nothing in between writes h or the field and the
+    estimates say it pays. Runs last.
+
     Activations: a `stage.silu_mul` whose output only one `stage.matvec` reads (as its
     input, with no activation of its own) costs a dispatch boundary and a
     pass over memory. The mat-vec can instead read `silu(g) ⊙ u` itself
@@ -177,7 +186,9 @@ def KilnAbsorbIntoMatVec : Pass<"kiln-absorb-into-matvec", "::mlir::ModuleOp"> {
     Option<"targetDir", "target-dir", "std::string", /*default=*/"KILN_DEFAULT_TARGET_DIR",
            "Folder searched for <target>.json">,
     Option<"slerps", "slerps", "bool", /*default=*/"true",
-           "Fold Dory's slerps into their readers (false keeps each in a dispatch of its own)">
+           "Fold Dory's slerps into their readers (false keeps each in a dispatch of its own)">,
+    Option<"columnFields", "column-fields", "bool", /*default=*/"false",
+           "Fold q8_2f column-field muls (h times a field, read only by plain q8_2f mat-vecs) into those mat-vecs as their col_scale">
   ];
 }
 
