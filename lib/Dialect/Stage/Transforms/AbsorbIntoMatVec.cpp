@@ -21,6 +21,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
+#include <optional>
+
 using namespace mlir;
 
 namespace kiln::stage {
@@ -36,19 +38,30 @@ Operation *soleStage(DispatchOp d) {
   return llvm::hasSingleElement(body) ? &body.front() : nullptr;
 }
 
+/// `v`'s placement by the memory plan when `v` is a function argument (a null
+/// attribute where the function carries none); nullopt for any other value.
+std::optional<BufferAttr> argumentBuffer(Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  auto func = arg ? dyn_cast_or_null<FunctionOpInterface>(arg.getOwner()->getParentOp())
+                  : FunctionOpInterface();
+  if (!func)
+    return std::nullopt;
+  return bufferAttrOf(func, arg.getArgNumber());
+}
+
 /// Whether `v` is a function argument the memory plan calls scratch: only
 /// scratch may be left unwritten (state, readback and weights are read later
 /// or from outside).
 bool isScratch(Value v) {
-  auto arg = dyn_cast<BlockArgument>(v);
-  if (!arg)
-    return false;
-  auto func = dyn_cast_or_null<FunctionOpInterface>(arg.getOwner()->getParentOp());
-  if (!func)
-    return false;
-  BufferAttr buffer = bufferAttrOf(func, arg.getArgNumber());
+  std::optional<BufferAttr> buffer = argumentBuffer(v);
   // Hand-written stage modules (lit) carry no plan: any argument is scratch.
-  return !buffer || buffer.getKind() == BufferKind::Scratch;
+  return buffer && (!*buffer || buffer->getKind() == BufferKind::Scratch);
+}
+
+/// Whether `v` is a function argument the memory plan calls a weight.
+bool isWeight(Value v) {
+  std::optional<BufferAttr> buffer = argumentBuffer(v);
+  return buffer && *buffer && buffer->getKind() == BufferKind::Weight;
 }
 
 /// The stages (in dispatches) other than `except` that take `v` as an
@@ -194,6 +207,42 @@ bool absorbScale(DispatchOp scale, const cost::CostModel &model) {
   return false;
 }
 
+/// A mat-vec a rewrite gives another input, and the q8_2f column field it
+/// then takes as its col_scale (null: none): a normed reader of a norm's
+/// output, a reader of a slerp's h (directly, or through a field's mul), a
+/// reader of a field's mul.
+struct FieldReader {
+  MatVecOp matvec;
+  Value field;
+};
+
+/// Each reader's mat-vec cloned beside it and changed by `rewrite`: the
+/// clones, when their estimates sum below `before` (what the rewrite removes
+/// besides the readers) plus the readers' own; otherwise none, the clones
+/// erased. The caller erases the readers once it commits.
+SmallVector<MatVecOp> cheaperClones(ArrayRef<FieldReader> readers, double before,
+                                    const cost::CostModel &model,
+                                    function_ref<void(MatVecOp clone)> rewrite) {
+  double after = 0;
+  SmallVector<MatVecOp> clones;
+  for (const FieldReader &r : readers) {
+    MatVecOp reader = r.matvec;
+    OpBuilder b(reader);
+    auto n = cast<MatVecOp>(b.clone(*reader.getOperation()));
+    rewrite(n);
+    if (r.field)
+      n.getColScaleMutable().assign(r.field);
+    before += aloneMicros(model, reader);
+    after += aloneMicros(model, n);
+    clones.push_back(n);
+  }
+  if (after < before)
+    return clones;
+  for (MatVecOp n : clones)
+    n->erase();
+  return {};
+}
+
 /// Tries to fold the rmsnorm of `norm` into the mat-vecs that read its
 /// outputs: each then reads the residual and normalises it itself
 /// (`norm`), the output's column field becoming its `col_scale`; true on
@@ -207,11 +256,7 @@ bool absorbNorm(DispatchOp normDispatch, const cost::CostModel &model) {
   // Every reader of every output is a plain mat-vec of its own dispatch,
   // after the norm in the same block, with nothing in between writing the
   // residual, the weight or the field.
-  struct Reader {
-    MatVecOp matvec;
-    Value field;
-  };
-  SmallVector<Reader> readers;
+  SmallVector<FieldReader> readers;
   for (auto [index, out] : llvm::enumerate(rms.getOuts())) {
     if (!isScratch(out))
       return false;
@@ -234,7 +279,7 @@ bool absorbNorm(DispatchOp normDispatch, const cost::CostModel &model) {
           }))
         return false;
       // The same buffer listed as two outputs: one rewrite, one field.
-      auto seen = llvm::find_if(readers, [&](const Reader &r) { return r.matvec == matvec; });
+      auto seen = llvm::find_if(readers, [&](const FieldReader &r) { return r.matvec == matvec; });
       if (seen != readers.end()) {
         if (seen->field != field)
           return false;
@@ -246,28 +291,17 @@ bool absorbNorm(DispatchOp normDispatch, const cost::CostModel &model) {
   if (readers.empty())
     return false;
 
-  double before = aloneMicros(model, rms) + model.target().boundaryMicros;
-  double after = 0;
-  SmallVector<MatVecOp> normed;
-  for (Reader &r : readers) {
-    OpBuilder b(r.matvec);
-    auto n = cast<MatVecOp>(b.clone(*r.matvec.getOperation()));
-    n.getInputMutable().assign(residual);
-    n.getNormMutable().assign(weight);
-    n.setNormEpsAttr(rms.getEpsAttr());
-    n.setNormZeroCentered(rms.getZeroCentered());
-    if (r.field)
-      n.getColScaleMutable().assign(r.field);
-    before += aloneMicros(model, r.matvec);
-    after += aloneMicros(model, n);
-    normed.push_back(n);
-  }
-  if (after >= before) {
-    for (MatVecOp n : normed)
-      n->erase();
+  SmallVector<MatVecOp> normed = cheaperClones(
+      readers, aloneMicros(model, rms) + model.target().boundaryMicros, model,
+      [&](MatVecOp n) {
+        n.getInputMutable().assign(residual);
+        n.getNormMutable().assign(weight);
+        n.setNormEpsAttr(rms.getEpsAttr());
+        n.setNormZeroCentered(rms.getZeroCentered());
+      });
+  if (normed.empty())
     return false;
-  }
-  for (Reader &r : readers)
+  for (FieldReader &r : readers)
     r.matvec->erase();
   normDispatch->erase();
   return true;
@@ -314,19 +348,11 @@ Value addScratchLike(FunctionOpInterface func, Value like, StringRef name) {
   return func.getArgument(index);
 }
 
-/// A mat-vec that will take a slerp of h: it reads h itself (no field), or
-/// the product of h and a q8_2f column field that a `stage.mul` formed (the
-/// field then becomes its col_scale).
-struct SlerpReader {
-  MatVecOp matvec;
-  Value field;
-};
-
 /// The readers of `mul` = h ⊙ field when the product only feeds plain q8_2f
 /// mat-vecs that can take the field as their col_scale (each its dispatch's
 /// only stage, after the mul, under its skip flag, with nothing in between
 /// writing the field); empty otherwise.
-SmallVector<SlerpReader> foldReaders(MulOp mul, DispatchOp mulDispatch, Value h) {
+SmallVector<FieldReader> foldReaders(MulOp mul, DispatchOp mulDispatch, Value h) {
   if (mul->getNumOperands() != 3 || !soleStage(mulDispatch))
     return {};
   Value lhs = mul->getOperand(0), rhs = mul->getOperand(1), product = mul->getOperand(2);
@@ -336,7 +362,7 @@ SmallVector<SlerpReader> foldReaders(MulOp mul, DispatchOp mulDispatch, Value h)
   if (!isScratch(product) || buffersMayAlias(product, h) || buffersMayAlias(product, field))
     return {};
   auto func = mulDispatch->getParentOfType<FunctionOpInterface>();
-  SmallVector<SlerpReader> readers;
+  SmallVector<FieldReader> readers;
   for (Operation *op : stagesUsing(func, mul, product)) {
     auto matvec = dyn_cast<MatVecOp>(op);
     auto dispatch = matvec ? cast<DispatchOp>(matvec->getParentOp()) : DispatchOp();
@@ -352,15 +378,6 @@ SmallVector<SlerpReader> foldReaders(MulOp mul, DispatchOp mulDispatch, Value h)
   return readers;
 }
 
-/// Whether `v` is a function argument the memory plan calls a weight.
-bool isWeight(Value v) {
-  auto arg = dyn_cast<BlockArgument>(v);
-  auto func = arg ? dyn_cast_or_null<FunctionOpInterface>(arg.getOwner()->getParentOp())
-                  : FunctionOpInterface();
-  BufferAttr buffer = func ? bufferAttrOf(func, arg.getArgNumber()) : BufferAttr();
-  return buffer && buffer.getKind() == BufferKind::Weight;
-}
-
 /// Tries to fold a q8_2f column field's `mul(h, field)` into the mat-vecs that
 /// read the product: each reads h and applies the field as its `col_scale`
 /// (as a normed mat-vec already does); true on success.
@@ -373,32 +390,20 @@ bool absorbColumnField(DispatchOp mulDispatch, const cost::CostModel &model) {
   if (isWeight(lhs) == isWeight(rhs))
     return false;
   Value h = isWeight(lhs) ? rhs : lhs;
-  SmallVector<SlerpReader> readers = foldReaders(mul, mulDispatch, h);
+  SmallVector<FieldReader> readers = foldReaders(mul, mulDispatch, h);
   if (readers.empty())
     return false;
   // Each reader now reads h where it runs: nothing in between may write it.
-  for (SlerpReader &r : readers)
+  for (FieldReader &r : readers)
     if (anyStageBetween(mulDispatch, cast<DispatchOp>(r.matvec->getParentOp()),
                         [&](Operation *stage) { return writes(stage, h); }))
       return false;
-  double before = aloneMicros(model, mul) + model.target().boundaryMicros;
-  double after = 0;
-  SmallVector<MatVecOp> scaled;
-  for (SlerpReader &r : readers) {
-    OpBuilder b(r.matvec);
-    auto n = cast<MatVecOp>(b.clone(*r.matvec.getOperation()));
-    n.getInputMutable().assign(h);
-    n.getColScaleMutable().assign(r.field);
-    before += aloneMicros(model, r.matvec);
-    after += aloneMicros(model, n);
-    scaled.push_back(n);
-  }
-  if (after >= before) {
-    for (MatVecOp n : scaled)
-      n->erase();
+  SmallVector<MatVecOp> scaled =
+      cheaperClones(readers, aloneMicros(model, mul) + model.target().boundaryMicros, model,
+                    [&](MatVecOp n) { n.getInputMutable().assign(h); });
+  if (scaled.empty())
     return false;
-  }
-  for (SlerpReader &r : readers)
+  for (FieldReader &r : readers)
     r.matvec->erase();
   mulDispatch->erase();
   return true;
@@ -421,7 +426,7 @@ bool absorbSlerp(DispatchOp slerpDispatch, const cost::CostModel &model) {
   // stage uses it. Every use after them reads h' (which the first reader
   // writes), so each must run whenever that reader does; h itself is then
   // never written again, so readers after such a use still see the old h.
-  SmallVector<SlerpReader> readers;
+  SmallVector<FieldReader> readers;
   SmallVector<DispatchOp> folds;
   SmallVector<OpOperand *> later;
   DispatchOp firstLater;
@@ -442,7 +447,7 @@ bool absorbSlerp(DispatchOp slerpDispatch, const cost::CostModel &model) {
           continue;
         }
         if (auto mul = dyn_cast<MulOp>(stage)) {
-          SmallVector<SlerpReader> fed = foldReaders(mul, dispatch, h);
+          SmallVector<FieldReader> fed = foldReaders(mul, dispatch, h);
           if (!fed.empty()) {
             llvm::append_range(readers, fed);
             folds.push_back(dispatch);
@@ -464,9 +469,9 @@ bool absorbSlerp(DispatchOp slerpDispatch, const cost::CostModel &model) {
   // h' comes from the earliest reader, which must run before h's later uses;
   // the readers read o and alpha where the slerp ran: nothing in between may
   // write them.
-  auto dispatchOf = [](SlerpReader &r) { return cast<DispatchOp>(r.matvec->getParentOp()); };
-  SlerpReader *writer = &readers.front();
-  for (SlerpReader &r : readers) {
+  auto dispatchOf = [](FieldReader &r) { return cast<DispatchOp>(r.matvec->getParentOp()); };
+  FieldReader *writer = &readers.front();
+  for (FieldReader &r : readers) {
     if (dispatchOf(r)->isBeforeInBlock(dispatchOf(*writer)))
       writer = &r;
     if (anyStageBetween(slerpDispatch, dispatchOf(r), [&](Operation *stage) {
@@ -480,31 +485,21 @@ bool absorbSlerp(DispatchOp slerpDispatch, const cost::CostModel &model) {
   double before = aloneMicros(model, slerp) + model.target().boundaryMicros;
   for (DispatchOp fold : folds)
     before += aloneMicros(model, soleStage(fold));
-  double after = 0;
-  SmallVector<MatVecOp> slerped;
-  MatVecOp writerSlerped;
-  for (SlerpReader &r : readers) {
-    OpBuilder b(r.matvec);
-    auto n = cast<MatVecOp>(b.clone(*r.matvec.getOperation()));
-    n.getInputMutable().assign(h);
-    if (r.field)
-      n.getColScaleMutable().assign(r.field);
-    n.getSlerpUpdateMutable().assign(o);
-    n.getSlerpAlphaMutable().assign(alpha);
-    n.setSlerpEpsAttr(slerp.getEpsAttr());
-    before += aloneMicros(model, r.matvec);
-    after += aloneMicros(model, n);
-    slerped.push_back(n);
-    if (&r == writer)
-      writerSlerped = n;
-  }
+  SmallVector<MatVecOp> slerped =
+      cheaperClones(readers, before, model, [&](MatVecOp n) {
+        n.getInputMutable().assign(h);
+        n.getSlerpUpdateMutable().assign(o);
+        n.getSlerpAlphaMutable().assign(alpha);
+        n.setSlerpEpsAttr(slerp.getEpsAttr());
+      });
+  if (slerped.empty())
+    return false;
+  MatVecOp writerSlerped = slerped[writer - readers.begin()];
   auto undo = [&] {
     for (MatVecOp n : slerped)
       n->erase();
     return false;
   };
-  if (after >= before)
-    return undo();
   std::string name = ("plane." + slerpDispatch.getKernelName().value_or("slerp")).str();
   Value next = addScratchLike(func, h, name);
   if (!next)
@@ -512,7 +507,7 @@ bool absorbSlerp(DispatchOp slerpDispatch, const cost::CostModel &model) {
   writerSlerped.getHiddenOutMutable().assign(next);
   for (OpOperand *use : later)
     use->set(next);
-  for (SlerpReader &r : readers)
+  for (FieldReader &r : readers)
     r.matvec->erase();
   for (DispatchOp fold : folds)
     fold->erase();

@@ -128,6 +128,17 @@ SmallVector<DispatchOp> reorderRun(ArrayRef<DispatchOp> run) {
 /// stays well under a boundary even so; the sample's 128 KB does not.
 constexpr double kTailSlowdown = 4.0;
 
+/// A last-workgroup kernel: the lead on its own grid, then the tail in one
+/// workgroup at the lead's width; the counter's atomic round trip is about an
+/// unbarriered boundary.
+double lastWorkgroupMicros(const cost::CostModel &model, const cost::StageCost &lead,
+                           ArrayRef<cost::StageCost> tail) {
+  double t = model.stageMicros(lead, lead.workgroups) + model.target().boundaryNoBarrierMicros;
+  for (const cost::StageCost &c : tail)
+    t += kTailSlowdown * model.stageMicros(c, 1);
+  return t;
+}
+
 /// The estimate of one kernel holding `stages` in `form` (no form: the
 /// stage's own grid), without its boundary.
 double kernelMicros(const cost::CostModel &model, const StageCostOptions &priced,
@@ -135,15 +146,9 @@ double kernelMicros(const cost::CostModel &model, const StageCostOptions &priced
   std::vector<cost::StageCost> costs;
   for (Operation *op : stages)
     costs.push_back(stageCostOf(op, priced));
-  if (form && *form == FusionForm::LastWorkgroup) {
-    // The lead on its own grid, then the tail in one workgroup at the lead's
-    // width; the counter's atomic round trip is about an unbarriered boundary.
-    double t = model.stageMicros(costs[0], costs[0].workgroups) +
-               model.target().boundaryNoBarrierMicros;
-    for (const cost::StageCost &c : ArrayRef<cost::StageCost>(costs).drop_front(2))
-      t += kTailSlowdown * model.stageMicros(c, 1);
-    return t;
-  }
+  // [lead, stage.last_workgroup, tail...]
+  if (form && *form == FusionForm::LastWorkgroup)
+    return lastWorkgroupMicros(model, costs[0], ArrayRef<cost::StageCost>(costs).drop_front(2));
   if (!form || *form == FusionForm::OneWorkgroup) {
     // One stage alone runs on its own grid; fused, everything is squeezed
     // into one workgroup (old-style dispatches of several single-workgroup
@@ -226,6 +231,18 @@ bool concurrentSizesAgree(ArrayRef<Operation *> stages) {
   return !(perHead && (single || rows));
 }
 
+/// Bindings of one kernel holding `stages`: one per distinct buffer, and the
+/// skip flag.
+size_t bindingsOf(ArrayRef<Operation *> stages, Value skipFlag) {
+  llvm::SmallPtrSet<void *, 32> buffers;
+  for (Operation *op : stages)
+    for (Value v : op->getOperands())
+      buffers.insert(v.getAsOpaquePointer());
+  if (skipFlag)
+    buffers.insert(skipFlag.getAsOpaquePointer());
+  return buffers.size();
+}
+
 struct GroupChoice {
   std::optional<FusionForm> form;
   double micros = 0;
@@ -246,15 +263,8 @@ std::optional<GroupChoice> chooseForm(const cost::CostModel &model,
       return std::nullopt;
     all.append(stagesOf(run[k]));
   }
-  // One binding per distinct buffer (and the skip flag): the kernel must fit
-  // the device's storage buffers per stage.
-  llvm::SmallPtrSet<void *, 32> buffers;
-  for (Operation *op : all)
-    for (Value v : op->getOperands())
-      buffers.insert(v.getAsOpaquePointer());
-  if (Value flag = DispatchOp(run[i]).getSkipFlag())
-    buffers.insert(flag.getAsOpaquePointer());
-  if (buffers.size() > maxBindings)
+  // The kernel must fit the device's storage buffers per stage.
+  if (bindingsOf(all, DispatchOp(run[i]).getSkipFlag()) > maxBindings)
     return std::nullopt;
   std::optional<GroupChoice> best;
   std::string whyNot;
@@ -343,15 +353,11 @@ bool isTailCandidate(DispatchOp d) {
 /// Moves each one-workgroup dispatch of `run` up to the nearest dispatch it
 /// depends on and makes it that dispatch's last-workgroup tail, where the
 /// producer is a lone stage that can lead one and the estimate (one boundary
-/// fewer) is lower. `counter` is created on first use. Returns the run's
-/// dispatches afterwards.
-SmallVector<DispatchOp> fuseLastWorkgroupTails(ArrayRef<DispatchOp> run,
-                                               const cost::CostModel &model,
-                                               const StageCostOptions &priced,
-                                               FunctionOpInterface func, Value &counter,
-                                               unsigned maxBindings) {
+/// fewer) is lower. `counter` is created on first use.
+void fuseLastWorkgroupTails(ArrayRef<DispatchOp> run, const cost::CostModel &model,
+                            const StageCostOptions &priced, FunctionOpInterface func,
+                            Value &counter, unsigned maxBindings) {
   SmallVector<DispatchOp> order(run.begin(), run.end());
-  double boundary = model.target().boundaryMicros;
   for (size_t j = 0; j < order.size(); ++j) {
     DispatchOp tail = order[j];
     if (!isTailCandidate(tail))
@@ -367,41 +373,35 @@ SmallVector<DispatchOp> fuseLastWorkgroupTails(ArrayRef<DispatchOp> run,
     if (!producer)
       continue;
     DispatchOp lead = order[*producer];
-    SmallVector<Operation *> leadStages = stagesOf(lead);
+    SmallVector<Operation *> leadStages = stagesOf(lead), tailStages = stagesOf(tail);
     std::string whyNot;
     if (formOf(lead) || leadStages.size() != 1 || !sameSkipCondition(lead, tail) ||
-        !canRunLastWorkgroupTail(leadStages.front(), stagesOf(tail), whyNot))
+        !canRunLastWorkgroupTail(leadStages.front(), tailStages, whyNot))
       continue;
-    llvm::SmallPtrSet<void *, 32> buffers;
-    for (DispatchOp d : {lead, tail})
-      for (Operation *op : stagesOf(d))
-        for (Value v : op->getOperands())
-          buffers.insert(v.getAsOpaquePointer());
-    if (Value flag = lead.getSkipFlag())
-      buffers.insert(flag.getAsOpaquePointer());
-    if (buffers.size() + 1 > maxBindings)
+    // The counter is one binding more.
+    SmallVector<Operation *> both(leadStages);
+    both.append(tailStages);
+    if (bindingsOf(both, lead.getSkipFlag()) + 1 > maxBindings)
       continue;
-    double apart = kernelMicros(model, priced, leadStages, std::nullopt) + boundary +
-                   kernelMicros(model, priced, stagesOf(tail), formOf(tail));
-    double together = kernelMicros(model, priced, leadStages, std::nullopt) +
-                      model.target().boundaryNoBarrierMicros;
-    for (Operation *op : stagesOf(tail))
-      together += kTailSlowdown * model.stageMicros(stageCostOf(op, priced), 1);
-    if (together >= apart)
+    double apart = kernelMicros(model, priced, leadStages, std::nullopt) +
+                   model.target().boundaryMicros +
+                   kernelMicros(model, priced, tailStages, formOf(tail));
+    SmallVector<cost::StageCost> tailCosts;
+    for (Operation *op : tailStages)
+      tailCosts.push_back(stageCostOf(op, priced));
+    if (lastWorkgroupMicros(model, stageCostOf(leadStages.front(), priced), tailCosts) >= apart)
       continue;
     if (!counter) {
       counter = addStateWords(func, "last_workgroup.counter", 4, func.getLoc());
       if (!counter)
-        return order;
+        return;
     }
-    Block &body = lead.getBody().front();
-    OpBuilder b = OpBuilder::atBlockEnd(&body);
+    OpBuilder b = OpBuilder::atBlockEnd(&lead.getBody().front());
     LastWorkgroupOp::create(b, tail.getLoc(), counter);
     mergeGroup({lead, tail}, FusionForm::LastWorkgroup);
     order.erase(order.begin() + j);
     --j;
   }
-  return order;
 }
 
 /// Sets stage.estimated_us on every dispatch of the run: its kernel plus a
