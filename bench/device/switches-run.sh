@@ -11,7 +11,7 @@ for c in embryo-1b dory-1b; do
     "$b/kiln-synth" --config "$dir/cfg/$c.json" --format "$f" --quiet -o /tmp/w.st > /dev/null
     echo "== $c $f [$(( $(date +%s) - t0 )) s]"
     # shellcheck disable=SC2046 # one plan a letter
-    timeout 60 "$b/kiln-bench" $(for v in $letters; do echo "$dir/plans/$c.$f.$v.kplan"; done) \
+    timeout 150 "$b/kiln-bench" $(for v in $letters; do echo "$dir/plans/$c.$f.$v.kplan"; done) \
       --weights /tmp/w.st -p 0 -n 64 -r 3 2>&1 | grep -E "tg64" | awk -F'|' '{print $2, $7}'
   done
 done | tee "$out/switches.txt"
