@@ -84,6 +84,8 @@ def ConvertStageToGPU : Pass<"convert-stage-to-gpu", "::mlir::ModuleOp"> {
            "head_rows and mat-vecs whose activation is formed from several buffers read them as vector<4xf32> loads through a second, vec4-typed binding of each buffer, instead of f32 loads (both weight formats)">,
     Option<"matvecSlerpAfterDots", "matvec-slerp-after-dots", "bool", /*default=*/"false",
            "A mat-vec that takes a slerp sums its five products beside the dots (rows dotted with u and w apart) instead of reducing them before its weight loads">,
+    Option<"q8DecodeByExponent", "q8-decode-by-exponent", "bool", /*default=*/"false",
+           "q8_2f codes become f32s under 2^23's exponent (byte select, exclusive or, subtract) instead of shifts and an int-to-float conversion">,
     Option<"maxWorkgroupMemoryBytes", "max-workgroup-memory-bytes", "int64_t", /*default=*/"0",
            "Bytes of workgroup memory a kernel may declare (the target's max_shared_memory_bytes); a kernel over it is an error, unless taking its sums before the dots makes it fit; 0: unchecked">
   ];

@@ -641,6 +641,7 @@ struct ConvertStageToGPUPass
     options.matvecNormAfterDots = FormatSwitch::both(matvecNormAfterDots);
     options.matvecGridLimit = matvecGridLimit;
     options.matvecSlerpAfterDots = matvecSlerpAfterDots;
+    options.q8DecodeByExponent = q8DecodeByExponent;
     options.headRowsBySubgroup = headRowsBySubgroup;
     options.vectorActivations = FormatSwitch::both(vectorActivations);
     options.maxWorkgroupMemoryBytes = maxWorkgroupMemoryBytes;

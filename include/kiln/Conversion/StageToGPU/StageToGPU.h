@@ -98,6 +98,11 @@ struct StageToGPUOptions {
   /// the closing reduction, instead of reducing the five sums before its
   /// weight loads.
   bool matvecSlerpAfterDots = false;
+  /// q8_2f codes become f32s under 2^23's exponent (a byte select, an
+  /// exclusive or, one subtract) instead of a sign-extending shift pair and an
+  /// int-to-float conversion, which NVIDIA GPUs issue at a quarter of the
+  /// float rate or less: a q8_2f mat-vec converts one code per byte it reads.
+  bool q8DecodeByExponent = false;
   /// head_rows: subgroups compute a cluster's rows a few at a time (one
   /// subgroup reduction each), its log-softmax taken in workgroup memory,
   /// instead of the whole workgroup walking the rows in dependent items;
