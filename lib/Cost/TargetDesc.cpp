@@ -53,7 +53,7 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
       "max_workgroup_size", "max_shared_memory_bytes", "compute_units", "reduce_workgroup_size",
       "attention_value_dims", "q8_matvec_efficiency", "workgroup_barrier_us", "cache_bandwidth_gbps", "subgroup_arithmetic",
       "matvec_items", "matvec_sums", "matvec_norm", "matvec_grid_limit",
-      "matvec_item_shape", "prefetch_cache_bytes"};
+      "matvec_item_shape", "prefetch_cache_bytes", "q8_decode"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!known.count(it.key()))
       return io::Error("target: unknown field '" + it.key() + "'");
@@ -119,6 +119,8 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
   };
   if (s && j.contains("matvec_items"))
     word("workgroup", "subgroup")("matvec_items", j["matvec_items"], d.matvecSubgroupItems);
+  if (s && j.contains("q8_decode"))
+    word("convert", "exponent")("q8_decode", j["q8_decode"], d.q8DecodeByExponent);
   // A field set for both weight formats (one value) or per format ({"f16":
   // value, "q8_2f": value}; a format left out keeps its default): `read`
   // checks one value and stores it in out.f16 or out.q8.
@@ -216,6 +218,8 @@ std::string targetDescToJson(const TargetDesc &d) {
     j["attention_value_dims"] = d.attentionValueDims;
   if (d.matvecSubgroupItems)
     j["matvec_items"] = "subgroup";
+  if (d.q8DecodeByExponent)
+    j["q8_decode"] = "exponent";
   // A per-format switch: one word where both formats agree, else an object.
   auto perFormat = [&](const char *field, const char *off, const char *on,
                        const PerFormatSwitch &v) {

@@ -119,6 +119,7 @@ void applyTarget(ModuleOp module, const cost::TargetDesc &desc,
   options.kernels.attentionWorkgroupSize = attention;
   options.kernels.attentionValueDims = desc.attentionValueDims;
   options.kernels.matvecSubgroupItems = desc.matvecSubgroupItems;
+  options.kernels.q8DecodeByExponent = desc.q8DecodeByExponent;
   options.kernels.matvecScalarSums = {desc.matvecScalarSums.f16, desc.matvecScalarSums.q8};
   options.kernels.matvecNormAfterDots = {desc.matvecNormAfterDots.f16,
                                          desc.matvecNormAfterDots.q8};

@@ -191,8 +191,9 @@ static cl::opt<std::string> q8Decode(
     "q8-decode",
     cl::desc("tuning: how a q8_2f code becomes an f32: convert (a sign-extending shift pair, "
              "an int-to-float conversion) | exponent (the byte under 2^23's exponent, an "
-             "exclusive or and one subtract: no conversion) (default: convert)"),
-    cl::init("convert"), cl::cat(kilnCategory));
+             "exclusive or and one subtract: no conversion) (default: the target's q8_decode, "
+             "else convert)"),
+    cl::init(""), cl::cat(kilnCategory));
 static cl::opt<int64_t> matvecGridLimit(
     "matvec-grid-limit",
     cl::desc("tuning: at most this many workgroups a mat-vec grid, each walking further items "
@@ -576,9 +577,8 @@ int main(int argc, char **argv) {
       pipeline.absorbSlerps = matvecSlerp != "apart";
       pipeline.kernels.matvecSlerpAfterDots = matvecSlerp == "after-dots";
     }
-    if (q8Decode != "convert" && q8Decode != "exponent")
+    if (!twoWay(q8Decode, "convert", "exponent", pipeline.kernels.q8DecodeByExponent))
       return fail("--q8-decode must be convert or exponent, not '" + q8Decode + "'");
-    pipeline.kernels.q8DecodeByExponent = q8Decode == "exponent";
     if (matvecGridLimit.getNumOccurrences()) {
       if (matvecGridLimit < 0 || matvecGridLimit > 65535)
         return fail("--matvec-grid-limit must be in [0, 65535] (0: no limit), not " +

@@ -107,6 +107,17 @@ TEST(CostModel, QuantizedMatvecsHaveTheirOwnEfficiency) {
   ASSERT_FALSE(bool(warp));
   EXPECT_EQ(warp.error().message(),
             "target: field 'matvec_items' must be \"workgroup\" or \"subgroup\"");
+  // q8_decode: "convert" (the default) or "exponent", kept by a round trip.
+  auto exponent = parseTargetDesc(std::string(kMinimal).insert(1, "\"q8_decode\":\"exponent\","));
+  ASSERT_TRUE(bool(exponent));
+  EXPECT_TRUE(exponent->q8DecodeByExponent);
+  auto exponentAgain = parseTargetDesc(targetDescToJson(*exponent));
+  ASSERT_TRUE(bool(exponentAgain));
+  EXPECT_TRUE(exponentAgain->q8DecodeByExponent);
+  auto shifts = parseTargetDesc(std::string(kMinimal).insert(1, "\"q8_decode\":\"shifts\","));
+  ASSERT_FALSE(bool(shifts));
+  EXPECT_EQ(shifts.error().message(),
+            "target: field 'q8_decode' must be \"convert\" or \"exponent\"");
   // matvec_sums, matvec_norm, matvec_grid_limit: h200.json sets sums per weight
   // format and the norm for both (measured on an H100); a round trip keeps them,
   // anything else is refused by name.

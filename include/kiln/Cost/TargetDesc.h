@@ -77,6 +77,10 @@ struct TargetDesc {
   /// (optional `matvec_items`: "workgroup", the default, or "subgroup";
   /// used only with subgroupArithmetic).
   bool matvecSubgroupItems = false;
+  /// How a q8_2f code becomes an f32 (optional `q8_decode`: "convert", the
+  /// default, a shift pair and an int-to-float conversion; or "exponent",
+  /// the byte under 2^23's exponent and one subtract).
+  bool q8DecodeByExponent = false;
   /// The other mat-vec kernel switches a target may choose once measured
   /// (docs/stages.md): `matvec_sums` "lanes" (default) | "scalar",
   /// `matvec_norm` "before" (default) | "after", `matvec_grid_limit`
