@@ -1,4 +1,5 @@
 //===- SyncOps.cpp - Verifier of stage.last_workgroup ---------------------===//
+#include "kiln/Dialect/Stage/IR/StageFusion.h"
 #include "kiln/Dialect/Stage/IR/StageOps.h"
 
 #include "BufferRules.h"
@@ -13,7 +14,8 @@ LogicalResult LastWorkgroupOp::verify() {
   if (elements(getCounter()) < 1)
     return emitOpError("counter must hold at least one word");
   auto dispatch = dyn_cast_or_null<DispatchOp>(getOperation()->getParentOp());
-  if (!dispatch || dispatch.getFusion() != StringRef("last_workgroup"))
-    return emitOpError("belongs in a stage.dispatch of fusion \"last_workgroup\"");
+  StringRef form = fusionFormName(FusionForm::LastWorkgroup);
+  if (!dispatch || dispatch.getFusion() != form)
+    return emitOpError("belongs in a stage.dispatch of fusion \"") << form << "\"";
   return success();
 }

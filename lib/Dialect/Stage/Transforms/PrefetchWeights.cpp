@@ -9,6 +9,7 @@
 #include "kiln/Dialect/Stage/Transforms/Passes.h"
 
 #include "kiln/Cost/CostModel.h"
+#include "kiln/Dialect/Stage/IR/StageFusion.h"
 #include "kiln/Dialect/Stage/IR/StageModule.h"
 #include "kiln/Dialect/Stage/IR/StageOps.h"
 #include "kiln/Dialect/Stage/Transforms/ScratchSlots.h"
@@ -94,7 +95,7 @@ int64_t prefetchProgram(FunctionOpInterface func, const cost::TargetDesc &target
     // What dispatch i reads leaves the pending set as it runs.
     llvm::erase_if(pending, [&](const Pending &p) { return p.reader <= i; });
     // A last-workgroup tail counts the stage's grid: no workgroups appended.
-    if (dispatch.getFusion() == StringRef("last_workgroup"))
+    if (dispatch.getFusion() == fusionFormName(FusionForm::LastWorkgroup))
       continue;
     // A mat-vec keeps the bus busy itself (unless measured otherwise).
     if (!fromMatvecs && !dispatch.getBody().front().getOps<MatVecOp>().empty())
