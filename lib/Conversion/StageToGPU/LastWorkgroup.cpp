@@ -21,11 +21,15 @@ namespace kiln {
 
 KernelShape shapeOf(stage::LastWorkgroupOp, const StageToGPUOptions &) { return {1, 1}; }
 
-/// A device-scope fence over storage buffers (GLSL's memoryBarrierBuffer).
-static void deviceFence(KernelBuilder &kb) {
+/// A device-scope fence over storage buffers: `Release` where a workgroup
+/// only publishes its writes, `AcquireRelease` (GLSL's memoryBarrierBuffer)
+/// where it reads everyone's. Only the last workgroup acquires: on NVIDIA an
+/// acquire at device scope invalidates the SM's L1, where the workgroups
+/// still running beside it keep their activations (the fourteenth session's
+/// tails fenced every workgroup with AcquireRelease and measured slower).
+static void deviceFence(KernelBuilder &kb, spirv::MemorySemantics order) {
   spirv::MemoryBarrierOp::create(kb.b, kb.loc, spirv::Scope::Device,
-                                 spirv::MemorySemantics::AcquireRelease |
-                                     spirv::MemorySemantics::UniformMemory);
+                                 order | spirv::MemorySemantics::UniformMemory);
 }
 
 void buildLastWorkgroupTail(stage::LastWorkgroupOp op, KernelBuilder &kb,
@@ -33,7 +37,7 @@ void buildLastWorkgroupTail(stage::LastWorkgroupOp op, KernelBuilder &kb,
   OpBuilder &b = kb.b;
   Value counter = kb.buffer(op.getCounter());
   // Every thread's writes reach device scope before the workgroup counts.
-  deviceFence(kb);
+  deviceFence(kb, spirv::MemorySemantics::Release);
   kb.barrier();
   Value verdict = kb.workgroupBuffer(1);
   // One op a statement: the order of ops must not depend on the order a
@@ -67,7 +71,7 @@ void buildLastWorkgroupTail(stage::LastWorkgroupOp op, KernelBuilder &kb,
   Value isLast = arith::CmpFOp::create(b, kb.loc, arith::CmpFPredicate::OGT, heard, half);
   kb.ifThen(isLast, [&] {
     // Everyone's writes, seen from here.
-    deviceFence(kb);
+    deviceFence(kb, spirv::MemorySemantics::AcquireRelease);
     kb.setVirtualWorkgroup(kb.index(0), 1);
     tail();
     kb.setVirtualWorkgroup(Value(), 0);

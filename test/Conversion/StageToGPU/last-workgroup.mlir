@@ -1,7 +1,7 @@
 // REQUIRES: compiler
 // convert-stage-to-gpu of a `last_workgroup` dispatch: the mat-vec on its own
-// grid (64 workgroups of 32 threads); then every thread fences its writes at
-// device scope, the workgroup meets, thread 0 adds one to the counter and
+// grid (64 workgroups of 32 threads); then every thread releases its writes at
+// device scope (no acquire: an L1 kept), the workgroup meets, thread 0 adds one to the counter and
 // compares the count with the launched grid (gpu.grid_dim, not the planned
 // one), the last workgroup resets the counter to zero, and the verdict goes
 // through workgroup memory to every thread; in the last workgroup each thread
@@ -13,7 +13,7 @@
 // CHECK-SAME:   %[[COUNTER:arg[0-9]+]]: memref<4xi32>
 // CHECK-SAME:   workgroup({{.*}}, %[[VERDICT:arg[0-9]+]] : memref<1xf32, #gpu.address_space<workgroup>>)
 // CHECK:        memref.store {{.*}} : memref<256xf32>
-// CHECK:        spirv.MemoryBarrier <Device>, <AcquireRelease|UniformMemory>
+// CHECK:        spirv.MemoryBarrier <Device>, <Release|UniformMemory>
 // CHECK-NEXT:   gpu.barrier
 // CHECK:        %[[TID:.*]] = gpu.thread_id  x
 // CHECK:        %[[FIRST:.*]] = arith.cmpi eq, %[[TID]]
