@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs what switches-prep.sh prepared, on the GPU machine (about 3 minutes):
-#   [KERNEL_VARIANTS="A D B E"] bash DIR/switches-run.sh DIR OUT_DIR
+#   [KERNEL_VARIANTS="A D B E"] [PROFILE_VARIANTS="A T"] bash DIR/switches-run.sh DIR OUT_DIR
+# PROFILE_VARIANTS: dory-1b f16 plans whose kiln-run --profile (64 tokens) goes to
+# OUT/profile.LETTER.txt, dispatch by dispatch (a tail against the two kernels apart).
 set -uo pipefail
 dir=${1:?usage: switches-run.sh DIR OUT_DIR}; out=${2:?usage: switches-run.sh DIR OUT_DIR}
 mkdir -p "$out"
@@ -23,5 +25,12 @@ for f in f16 q8_2f; do
       -r 10 --position 256 --flush-mb 256 --read-bandwidth 4530 2>&1 | grep -E "layers_(0|3)_|head_rows|^total"
   done
 done > "$out/kernels.txt" 2>&1
+if [ -n "${PROFILE_VARIANTS:-}" ]; then
+  "$b/kiln-synth" --config "$dir/cfg/dory-1b.json" --format f16 --quiet -o /tmp/w.st > /dev/null
+  for v in $PROFILE_VARIANTS; do
+    timeout 60 "$b/kiln-run" "$dir/plans/dory-1b.f16.$v.kplan" --weights /tmp/w.st --prompt 1,2,3 \
+      --max-new 64 --profile --quiet > "$out/profile.$v.txt" 2>&1
+  done
+fi
 rm -f /tmp/w.st
 echo "done [$(( $(date +%s) - t0 )) s]"
