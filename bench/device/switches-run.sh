@@ -22,7 +22,7 @@ for f in f16 q8_2f; do
   for v in ${KERNEL_VARIANTS:-A D B E}; do
     echo "== kernels embryo-1b $f $v"
     timeout 25 "$b/kiln-bench" kernels "$dir/plans/embryo-1b.$f.$v.kplan" --weights /tmp/w.st \
-      -r 10 --position 256 --flush-mb 256 --read-bandwidth 4530 2>&1 | grep -E "layers_(0|3)_|head_rows|^total"
+      -r 10 --position 256 --flush-mb 256 --read-bandwidth 4530 2>&1 | grep -E '^\| [^|]*\| layers_(0|3)_|head_rows|^total'
   done
 done > "$out/kernels.txt" 2>&1
 if [ -n "${PROFILE_VARIANTS:-}" ]; then
