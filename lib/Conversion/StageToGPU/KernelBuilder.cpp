@@ -504,7 +504,9 @@ Value KernelBuilder::decodeCodes(Value words, int64_t byte) {
   // Byte `byte` to the top, an arithmetic shift back down (sign-extends),
   // one conversion. Measured on the H200 (2026-12-05, docs/performance.md):
   // faster than building the f32 from the byte under 2^23's exponent with
-  // shifts, masks and a subtract (embryo-1b q8_2f 1.70 against 1.78 ms/token).
+  // shifts, masks and a subtract (embryo-1b q8_2f 1.70 against 1.78 ms/token),
+  // and again on 2026-12-06 against the tighter form below (-4.8% tokens/s),
+  // which stays a switch for GPUs whose conversions cost more.
   if (options().q8DecodeByExponent) {
     // u = byte ^ 0x80 (the code + 128) as the mantissa of 2^23: the float
     // is 2^23 + 128 + code exactly, and one subtract leaves the code.

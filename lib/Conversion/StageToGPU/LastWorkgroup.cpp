@@ -25,8 +25,9 @@ KernelShape shapeOf(stage::LastWorkgroupOp, const StageToGPUOptions &) { return 
 /// only publishes its writes, `AcquireRelease` (GLSL's memoryBarrierBuffer)
 /// where it reads everyone's. Only the last workgroup acquires: on NVIDIA an
 /// acquire at device scope invalidates the SM's L1, where the workgroups
-/// still running beside it keep their activations (the fourteenth session's
-/// tails fenced every workgroup with AcquireRelease and measured slower).
+/// still running beside it keep their activations. (The fourteenth session's
+/// tails fenced every workgroup with AcquireRelease; release-only measured
+/// as slow on the H200, so the tails' cost lies elsewhere: docs/fusion.md.)
 static void deviceFence(KernelBuilder &kb, spirv::MemorySemantics order) {
   spirv::MemoryBarrierOp::create(kb.b, kb.loc, spirv::Scope::Device,
                                  order | spirv::MemorySemantics::UniformMemory);

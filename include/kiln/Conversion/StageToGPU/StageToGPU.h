@@ -102,6 +102,7 @@ struct StageToGPUOptions {
   /// exclusive or, one subtract) instead of a sign-extending shift pair and an
   /// int-to-float conversion, which NVIDIA GPUs issue at a quarter of the
   /// float rate or less: a q8_2f mat-vec converts one code per byte it reads.
+  /// Off: 4.8% slower on the H200 (docs/performance.md, fifteenth session).
   bool q8DecodeByExponent = false;
   /// head_rows: subgroups compute a cluster's rows a few at a time (one
   /// subgroup reduction each), its log-softmax taken in workgroup memory,

@@ -141,8 +141,9 @@ def KilnAbsorbIntoMatVec : Pass<"kiln-absorb-into-matvec", "::mlir::ModuleOp"> {
     run). Runs after the norms, in program order.
 
     Column fields (`column-fields`; off in the pass, on in kiln-compile's
-    pipeline since the H200 measured dory-1b q8_2f 311.96 -> 356.73 tokens/s): a `stage.mul` of an activation h by a q8_2f column field (a weight)
-    whose product only plain q8_2f mat-vecs read (each its dispatch's only
+    pipeline since the H200 measured dory-1b q8_2f 311.96 -> 356.73
+    tokens/s): a `stage.mul` of an activation h by a q8_2f column field (a
+    weight) whose product only plain q8_2f mat-vecs read (each its dispatch's only
     stage, after the mul, under its skip flag) costs a pass of its own, and
     in Dory it rides in the slerp's one-workgroup dispatch. Each mat-vec can
     instead read h and apply the field as its `col_scale`, as a normed
