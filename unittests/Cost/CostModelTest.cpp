@@ -95,29 +95,32 @@ TEST(CostModel, QuantizedMatvecsHaveTheirOwnEfficiency) {
   ASSERT_TRUE(bool(loaded));
   EXPECT_GT(loaded->q8MatvecEfficiency, 0.0);
   EXPECT_EQ(loaded->attentionValueDims, 8u);
-  // matvec_items: "workgroup" (the default) or "subgroup", kept by a round trip.
+  // A two-word field: the second word kept by a round trip, any other refused
+  // by name.
+  auto twoWordField = [](const std::string &field, const char *off, const char *on,
+                         const char *bad, bool TargetDesc::*member) {
+    auto with = [&](const char *word) {
+      return parseTargetDesc(
+          std::string(kMinimal).insert(1, "\"" + field + "\":\"" + word + "\","));
+    };
+    auto set = with(on);
+    ASSERT_TRUE(bool(set));
+    EXPECT_TRUE((*set).*member);
+    auto again = parseTargetDesc(targetDescToJson(*set));
+    ASSERT_TRUE(bool(again));
+    EXPECT_TRUE((*again).*member);
+    auto refused = with(bad);
+    ASSERT_FALSE(bool(refused));
+    EXPECT_EQ(refused.error().message(), "target: field '" + field + "' must be \"" + off +
+                                             "\" or \"" + on + "\"");
+  };
+  // matvec_items: "workgroup" (the default) or "subgroup".
   EXPECT_FALSE(loaded->matvecSubgroupItems);
-  auto subgroup = parseTargetDesc(std::string(kMinimal).insert(1, "\"matvec_items\":\"subgroup\","));
-  ASSERT_TRUE(bool(subgroup));
-  EXPECT_TRUE(subgroup->matvecSubgroupItems);
-  auto again = parseTargetDesc(targetDescToJson(*subgroup));
-  ASSERT_TRUE(bool(again));
-  EXPECT_TRUE(again->matvecSubgroupItems);
-  auto warp = parseTargetDesc(std::string(kMinimal).insert(1, "\"matvec_items\":\"warp\","));
-  ASSERT_FALSE(bool(warp));
-  EXPECT_EQ(warp.error().message(),
-            "target: field 'matvec_items' must be \"workgroup\" or \"subgroup\"");
-  // q8_decode: "convert" (the default) or "exponent", kept by a round trip.
-  auto exponent = parseTargetDesc(std::string(kMinimal).insert(1, "\"q8_decode\":\"exponent\","));
-  ASSERT_TRUE(bool(exponent));
-  EXPECT_TRUE(exponent->q8DecodeByExponent);
-  auto exponentAgain = parseTargetDesc(targetDescToJson(*exponent));
-  ASSERT_TRUE(bool(exponentAgain));
-  EXPECT_TRUE(exponentAgain->q8DecodeByExponent);
-  auto shifts = parseTargetDesc(std::string(kMinimal).insert(1, "\"q8_decode\":\"shifts\","));
-  ASSERT_FALSE(bool(shifts));
-  EXPECT_EQ(shifts.error().message(),
-            "target: field 'q8_decode' must be \"convert\" or \"exponent\"");
+  twoWordField("matvec_items", "workgroup", "subgroup", "warp",
+               &TargetDesc::matvecSubgroupItems);
+  // q8_decode: "convert" (the default) or "exponent".
+  EXPECT_FALSE(loaded->q8DecodeByExponent);
+  twoWordField("q8_decode", "convert", "exponent", "shifts", &TargetDesc::q8DecodeByExponent);
   // matvec_sums, matvec_norm, matvec_grid_limit: h200.json sets scalar sums and
   // the norm after for both formats (the sums measured on the H200, the norm on
   // an H100); a round trip keeps them, anything else is refused by name.
