@@ -111,12 +111,57 @@ void buildKernel(stage::DoryPrepOp op, KernelBuilder &kb) {
       });
 }
 
-/// Σ v² over a row, reduced over the workgroup.
-static Value sumSquares(KernelBuilder &kb, Value row, int64_t size) {
-  return kb.reduce(kb.strided(kb.index(size), kb.f32(0.0f), [&](Value i, Value acc) {
-    Value v = kb.load(row, {i});
-    return kb.fadd(acc, kb.fmul(v, v));
-  }), ReduceKind::Add);
+/// A walk over the hidden row, kMaxHeldPerThread of a thread's elements a
+/// trip with their loads first (RowWalk::load), then the trip's elements in
+/// order (RowWalk::visit, which may store and returns what it adds to the
+/// sums): a tail at a mat-vec's 64 threads walks 2,048 values, 32 a thread,
+/// where strided() would wait for each load before the next.
+struct RowWalk {
+  std::function<SmallVector<Value>(const HeldElement &)> load;
+  std::function<SmallVector<Value>(ArrayRef<Value>, const HeldElement &)> visit;
+};
+
+/// The thread's sums of what `walk` visits (one a value visit returns).
+static SmallVector<Value> walkRow(KernelBuilder &kb, int64_t size, int64_t sums,
+                                  const RowWalk &walk) {
+  SmallVector<Value> init(sums, kb.f32(0.0f));
+  return kb.stridedTrips(
+      size, kMaxHeldPerThread, init, walk.load,
+      [&](ValueRange acc, ArrayRef<Value> loaded, const HeldElement &e) {
+        SmallVector<Value> next(acc.begin(), acc.end());
+        for (auto [sum, term] : llvm::zip(next, walk.visit(loaded, e)))
+          sum = kb.fadd(sum, term);
+        return next;
+      });
+}
+
+/// Σ v² over each of `rows`, reduced over the workgroup in one round.
+static SmallVector<Value> sumSquares(KernelBuilder &kb, ArrayRef<Value> rows, int64_t size) {
+  SmallVector<Value> rowList(rows.begin(), rows.end());
+  return kb.reduceMany(walkRow(
+      kb, size, rows.size(),
+      {[&](const HeldElement &e) {
+         SmallVector<Value> values;
+         for (Value row : rowList)
+           values.push_back(kb.loadHeld(row, e));
+         return values;
+       },
+       [&](ArrayRef<Value> values, const HeldElement &) {
+         SmallVector<Value> squares;
+         for (Value v : values)
+           squares.push_back(kb.fmul(v, v));
+         return squares;
+       }}));
+}
+
+/// row *= scale, each thread over the elements it walked before.
+static void scaleRow(KernelBuilder &kb, Value row, int64_t size, Value scale) {
+  walkRow(kb, size, 0,
+          {[&](const HeldElement &e) { return SmallVector<Value>{kb.loadHeld(row, e)}; },
+           [&](ArrayRef<Value> v, const HeldElement &e) {
+             kb.storeHeld(kb.fmul(v[0], scale), row, e);
+             return SmallVector<Value>{};
+           }});
 }
 
 KernelShape shapeOf(stage::SlerpOp, const StageToGPUOptions &o) {
@@ -154,19 +199,24 @@ void buildKernel(stage::SlerpOp op, KernelBuilder &kb) {
       kb.storeHeld(kb.fmul(y, inv), h, e);
     return;
   }
-  Value invH = kb.rsqrt(kb.fadd(sumSquares(kb, h, size), eps));
-  Value invO = kb.rsqrt(kb.fadd(sumSquares(kb, o, size), eps));
-  Value local = kb.strided(kb.index(size), kb.f32(0.0f), [&](Value i, Value acc) {
-    Value a = kb.fmul(kb.load(h, {i}), invH);
-    Value y = kb.fadd(a, kb.fmul(kb.load(alpha, {i}),
-                                 kb.fsub(kb.fmul(kb.load(o, {i}), invO), a)));
-    kb.store(y, h, {i});
-    return kb.fadd(acc, kb.fmul(y, y));
-  });
+  // Too long to hold (a tail at a narrow mat-vec's width): three walks, the
+  // thread re-reading only what it wrote.
+  SmallVector<Value> norms = sumSquares(kb, {h, o}, size);
+  Value invH = kb.rsqrt(kb.fadd(norms[0], eps));
+  Value invO = kb.rsqrt(kb.fadd(norms[1], eps));
+  Value local = walkRow(
+      kb, size, 1,
+      {[&](const HeldElement &e) {
+         return SmallVector<Value>{kb.loadHeld(h, e), kb.loadHeld(o, e), kb.loadHeld(alpha, e)};
+       },
+       [&](ArrayRef<Value> hoa, const HeldElement &e) {
+         Value a = kb.fmul(hoa[0], invH);
+         Value y = kb.fadd(a, kb.fmul(hoa[2], kb.fsub(kb.fmul(hoa[1], invO), a)));
+         kb.storeHeld(y, h, e);
+         return SmallVector<Value>{kb.fmul(y, y)};
+       }})[0];
   Value inv = kb.rsqrt(kb.fadd(kb.reduce(local, ReduceKind::Add), eps));
-  kb.strided(kb.index(size), [&](Value i) {
-    kb.store(kb.fmul(kb.load(h, {i}), inv), h, {i});
-  });
+  scaleRow(kb, h, size, inv);
 }
 
 KernelShape shapeOf(stage::DoryMixOp, const StageToGPUOptions &o) {
@@ -179,55 +229,54 @@ void buildKernel(stage::DoryMixOp op, KernelBuilder &kb) {
   Value eps = kb.f32(op.getEps().convertToFloat());
   Value h = kb.buffer(op.getHidden()), in = kb.buffer(op.getEntry()),
         st = kb.buffer(op.getState());
-  auto normaliseH = [&](Value local) {
-    Value inv = kb.rsqrt(kb.fadd(kb.reduce(local, ReduceKind::Add), eps));
-    kb.strided(kb.index(size), [&](Value i) {
-      kb.store(kb.fmul(kb.load(h, {i}), inv), h, {i});
-    });
+  auto loadOf = [&](SmallVector<Value> rows) {
+    return [&kb, rows](const HeldElement &e) {
+      SmallVector<Value> values;
+      for (Value row : rows)
+        values.push_back(kb.loadHeld(row, e));
+      return values;
+    };
   };
-  auto strideSum = [&](const std::function<Value(Value)> &body) {
-    return kb.strided(kb.index(size), kb.f32(0.0f), [&](Value i, Value acc) {
-      Value y = body(i);
-      return kb.fadd(acc, kb.fmul(y, y));
-    });
+  // y = visit(loaded) stored into h, then h scaled to unit length.
+  auto unitH = [&](SmallVector<Value> rows,
+                   const std::function<Value(ArrayRef<Value>, const HeldElement &)> &form) {
+    Value local = walkRow(kb, size, 1,
+                          {loadOf(rows), [&](ArrayRef<Value> values, const HeldElement &e) {
+                             Value y = form(values, e);
+                             kb.storeHeld(y, h, e);
+                             return SmallVector<Value>{kb.fmul(y, y)};
+                           }})[0];
+    scaleRow(kb, h, size, kb.rsqrt(kb.fadd(kb.reduce(local, ReduceKind::Add), eps)));
   };
   if (mode == 0) {
     // Enter: in = st = h, then h = unit(h + h) as the seed writes it.
-    normaliseH(strideSum([&](Value i) {
-      Value v = kb.load(h, {i});
-      kb.store(v, in, {i});
-      kb.store(v, st, {i});
-      Value y = kb.fadd(v, v);
-      kb.store(y, h, {i});
-      return y;
-    }));
-    return;
-  }
-  if (mode == 4) {
-    normaliseH(strideSum([&](Value i) {
-      Value y = kb.fadd(kb.load(st, {i}), kb.load(in, {i}));
-      kb.store(y, h, {i});
-      return y;
-    }));
-    return;
-  }
-  Value inv = kb.rsqrt(kb.fadd(sumSquares(kb, h, size), eps));
-  if (mode == 2 || mode == 3) {
-    kb.strided(kb.index(size), [&](Value i) {
-      Value u = kb.fmul(kb.load(h, {i}), inv);
-      kb.store(u, h, {i});
-      if (mode == 3)
-        kb.store(u, st, {i});
+    unitH({h}, [&](ArrayRef<Value> v, const HeldElement &e) {
+      kb.storeHeld(v[0], in, e);
+      kb.storeHeld(v[0], st, e);
+      return kb.fadd(v[0], v[0]);
     });
     return;
   }
-  normaliseH(strideSum([&](Value i) {
-    Value u = kb.fmul(kb.load(h, {i}), inv);
-    kb.store(u, st, {i});
-    Value y = kb.fadd(u, kb.load(in, {i}));
-    kb.store(y, h, {i});
-    return y;
-  }));
+  if (mode == 4) {
+    unitH({st, in}, [&](ArrayRef<Value> v, const HeldElement &) { return kb.fadd(v[0], v[1]); });
+    return;
+  }
+  Value inv = kb.rsqrt(kb.fadd(sumSquares(kb, {h}, size)[0], eps));
+  if (mode == 2 || mode == 3) {
+    walkRow(kb, size, 0, {loadOf({h}), [&](ArrayRef<Value> v, const HeldElement &e) {
+              Value u = kb.fmul(v[0], inv);
+              kb.storeHeld(u, h, e);
+              if (mode == 3)
+                kb.storeHeld(u, st, e);
+              return SmallVector<Value>{};
+            }});
+    return;
+  }
+  unitH({h, in}, [&](ArrayRef<Value> v, const HeldElement &e) {
+    Value u = kb.fmul(v[0], inv);
+    kb.storeHeld(u, st, e);
+    return kb.fadd(u, v[1]);
+  });
 }
 
 } // namespace kiln

@@ -169,6 +169,57 @@ void KernelBuilder::storeHeld(Value value, Value memref, const HeldElement &e,
   ifThen(e.inRange, [&] { store(value, memref, indices); });
 }
 
+SmallVector<Value> KernelBuilder::stridedTrips(
+    int64_t size, int64_t unroll, ValueRange init,
+    const std::function<SmallVector<Value>(const HeldElement &)> &load,
+    const std::function<SmallVector<Value>(ValueRange, ArrayRef<Value>, const HeldElement &)>
+        &fold) {
+  const int64_t width = workgroupSize;
+  const int64_t span = unroll * width;
+  const int64_t fullTrips = size / span;
+  // One trip: `elements` elements from `base` on; those whose slot may pass
+  // the row's end (`left` elements of the row from base) are range-checked.
+  // `base` is the trip's first element as a loop index, or null for the
+  // trip at constant `start` after the loop.
+  auto trip = [&](Value base, int64_t start, int64_t elements, int64_t left,
+                  ValueRange carried) -> SmallVector<Value> {
+    SmallVector<HeldElement> trip;
+    SmallVector<SmallVector<Value>> loaded;
+    Value thread = threadId();
+    for (int64_t u = 0; u < elements; ++u) {
+      HeldElement e;
+      Value first = base ? add(base, index(u * width)) : index(start + u * width);
+      e.index = add(first, thread);
+      e.safe = e.index;
+      if ((u + 1) * width > left) {
+        e.inRange = ult(e.index, index(size));
+        e.safe = min(e.index, index(size - 1));
+      }
+      trip.push_back(e);
+      loaded.push_back(load(e));
+    }
+    SmallVector<Value> next(carried.begin(), carried.end());
+    for (auto [e, values] : llvm::zip(trip, loaded))
+      next = fold(next, values, e);
+    return next;
+  };
+  SmallVector<Value> acc(init.begin(), init.end());
+  if (fullTrips == 1)
+    acc = trip(Value(), 0, unroll, span, acc);
+  else if (fullTrips > 1 && acc.empty()) // scf.for builds its own yield then.
+    forLoop(index(0), index(fullTrips * span), index(span),
+            [&](Value base) { trip(base, 0, unroll, span, {}); });
+  else if (fullTrips > 1)
+    acc = forLoop(index(0), index(fullTrips * span), index(span), acc,
+                  [&](Value base, ValueRange carried) {
+                    return trip(base, 0, unroll, span, carried);
+                  });
+  int64_t rest = size - fullTrips * span;
+  if (rest > 0)
+    acc = trip(Value(), fullTrips * span, ceilDiv(rest, width), rest, acc);
+  return acc;
+}
+
 Value KernelBuilder::sum(ArrayRef<Value> values) {
   SmallVector<Value> level(values.begin(), values.end());
   if (level.empty())

@@ -173,6 +173,17 @@ public:
                  mlir::ValueRange leading = {});
   /// Σ values, pairwise (no chain of dependent adds).
   mlir::Value sum(llvm::ArrayRef<mlir::Value> values);
+  /// A walk over a row of any length with held()'s elements, `unroll` of a
+  /// thread's elements a trip: load(e) for each element of the trip first,
+  /// then fold(carried, loaded, e) in element order, so a trip's loads are
+  /// in flight together where strided() waits for each (a slerp in a
+  /// 64-thread mat-vec workgroup walks 2,048 columns: 32 dependent trips).
+  /// Elements of the last trip past the row have `inRange` set, as held()'s.
+  llvm::SmallVector<mlir::Value> stridedTrips(
+      int64_t size, int64_t unroll, mlir::ValueRange init,
+      const std::function<llvm::SmallVector<mlir::Value>(const HeldElement &)> &load,
+      const std::function<llvm::SmallVector<mlir::Value>(
+          mlir::ValueRange, llvm::ArrayRef<mlir::Value>, const HeldElement &)> &fold);
 
   /// Σ_d a(d)·c(d) over d < length, in four interleaved partial sums when
   /// length % 4 == 0 (a dot's loads in flight together instead of each

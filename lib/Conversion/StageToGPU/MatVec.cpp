@@ -398,20 +398,19 @@ public:
       for (ArrayRef<Value> values : bySum)
         partial.push_back(kb.sum(values));
     } else {
+      // A trip's loads in flight together: one load at a time, a 64-thread
+      // workgroup's 32 trips over 2,048 columns cost more than the slerp's
+      // own dispatch (docs/performance.md, sixteenth session).
       SmallVector<Value> init(5, kb.f32(0.0f));
-      Value first = kb.threadId();
-      Value end = kb.index(columns);
-      Value step = kb.index(kb.getWorkgroupSize());
-      partial = kb.forLoop(first, end, step, init,
-                           [&](Value i, ValueRange acc) -> SmallVector<Value> {
-                             Value h = kb.load(input, {i});
-                             Value o = kb.load(update, {i});
-                             Value a = kb.load(alpha, {i});
-                             SmallVector<Value> next;
-                             for (auto [sum, t] : llvm::zip(acc, slerpTerms(h, o, a)))
-                               next.push_back(kb.fadd(sum, t));
-                             return next;
-                           });
+      partial = kb.stridedTrips(
+          columns, kMaxHeldPerThread, init,
+          [&](const HeldElement &e) { return slerpInputs(e); },
+          [&](ValueRange acc, ArrayRef<Value> hoa, const HeldElement &) {
+            SmallVector<Value> next;
+            for (auto [sum, t] : llvm::zip(acc, slerpTerms(hoa[0], hoa[1], hoa[2])))
+              next.push_back(kb.fadd(sum, t));
+            return next;
+          });
     }
     slerpScalesOf(kb.reduceMany(partial));
   }
@@ -433,20 +432,36 @@ public:
     updateScale = kb.fmul(inv, invO);
   }
 
+  /// h, o and alpha at a held element (0 past the row).
+  SmallVector<Value> slerpInputs(const HeldElement &e) {
+    return {kb.loadHeld(input, e), kb.loadHeld(update, e), kb.loadHeld(alpha, e)};
+  }
+
+  /// The slerp's new hidden state from h, o and alpha at one column.
+  Value slerpOf(Value h, Value o, Value a) {
+    Value hs = kb.fmul(h, hiddenScale);
+    Value os = kb.fmul(o, updateScale);
+    return kb.fadd(hs, kb.fmul(a, kb.fsub(os, hs)));
+  }
+
   /// The slerp's new hidden state at `column`.
   Value slerpAt(Value column) {
-    Value hs = kb.fmul(kb.load(input, {column}), hiddenScale);
-    Value os = kb.fmul(kb.load(update, {column}), updateScale);
-    Value a = kb.load(alpha, {column});
-    return kb.fadd(hs, kb.fmul(a, kb.fsub(os, hs)));
+    return slerpOf(kb.load(input, {column}), kb.load(update, {column}),
+                   kb.load(alpha, {column}));
   }
 
   /// Where `isFirst` holds (once in the grid: the workgroup of item 0), the
   /// workgroup writes the new hidden state; nothing in this kernel reads it.
+  /// The whole dispatch waits for this workgroup: its loads go a trip at a
+  /// time, as in slerpScales.
   void storeHidden(Value next, Value isFirst) {
     kb.ifThen(isFirst, [&] {
-      kb.strided(kb.index(op.getColumns()),
-                 [&](Value i) { kb.store(slerpAt(i), next, {i}); });
+      kb.stridedTrips(op.getColumns(), kMaxHeldPerThread, {},
+                      [&](const HeldElement &e) { return slerpInputs(e); },
+                      [&](ValueRange, ArrayRef<Value> hoa, const HeldElement &e) {
+                        kb.storeHeld(slerpOf(hoa[0], hoa[1], hoa[2]), next, e);
+                        return SmallVector<Value>{};
+                      });
     });
   }
 

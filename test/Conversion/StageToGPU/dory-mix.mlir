@@ -1,30 +1,53 @@
 // REQUIRES: compiler
-// stage.dory_mix on a 300-wide row (more than one element for some of the 256 threads):
-// one workgroup, one 256-float reduction buffer. Per mode, which of h / in / st each
-// strided pass reads and writes, and how many norms it takes (a reduction of 10
-// barriers and an rsqrt each): mode 0 copies h to in and st and normalises h + h; mode 1
-// normalises h into st, then h = unit(st + in) (two norms); modes 2 and 3 normalise h in
-// place (3 also into st); mode 4 normalises st + in into h. Only the named outputs are
-// stored, each once a pass.
+// stage.dory_mix on a 300-wide row (two elements a thread for some of the 256 threads,
+// the second past the row for the others): one workgroup, one 256-float reduction
+// buffer, no loop. Each pass over the row loads a thread's two elements first (the
+// second clamped into the row and selected to 0 past it), then visits them in order,
+// storing the second only inside the row. Per mode, which of h / in / st each pass
+// reads and writes, and how many norms it takes (a reduction of 10 barriers and an
+// rsqrt each): mode 0 copies h to in and st and normalises h + h; mode 1 normalises h
+// into st, then h = unit(st + in) (two norms); modes 2 and 3 normalise h in place (3
+// also into st); mode 4 normalises st + in into h. Only the named outputs are stored,
+// each once a pass.
 // RUN: kiln-opt %s -split-input-file --convert-stage-to-gpu | FileCheck %s
 
 // CHECK-LABEL: func.func @enter
 // CHECK: gpu.launch_func @kiln_kernels::@dory_mix blocks in (%c1{{.*}}, %c1, %c1) threads in (%c256, %c1, %c1)
 // CHECK: gpu.func @dory_mix({{.*}}) workgroup(%{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>) kernel
-// CHECK: scf.for %[[I:.*]] = %thread_id_x to %c300 step %c256 iter_args({{.*}}) -> (f32) {
-// CHECK-NEXT: %[[H:.*]] = memref.load %arg0[%[[I]]] : memref<300xf32>
-// CHECK-NEXT: memref.store %[[H]], %arg1[%[[I]]] : memref<300xf32>
-// CHECK-NEXT: memref.store %[[H]], %arg2[%[[I]]] : memref<300xf32>
-// CHECK-NEXT: %[[Y:.*]] = arith.addf %[[H]], %[[H]] : f32
-// CHECK-NEXT: memref.store %[[Y]], %arg0[%[[I]]] : memref<300xf32>
+// CHECK-NOT: scf.for
+// CHECK: %[[I0:.*]] = arith.addi %c0, %thread_id_x : index
+// CHECK-NEXT: %[[H0:.*]] = memref.load %arg0[%[[I0]]] : memref<300xf32>
+// CHECK: %[[I1:.*]] = arith.addi %c256, %thread_id_x : index
+// CHECK: %[[IN1:.*]] = arith.cmpi ult, %[[I1]], %c300 : index
+// CHECK: %[[C1:.*]] = arith.minui %[[I1]], %c299 : index
+// CHECK-NEXT: %[[R1:.*]] = memref.load %arg0[%[[C1]]] : memref<300xf32>
+// CHECK: %[[H1:.*]] = arith.select %[[IN1]], %[[R1]], %{{.*}} : f32
+// CHECK-NEXT: memref.store %[[H0]], %arg1[%[[I0]]] : memref<300xf32>
+// CHECK-NEXT: memref.store %[[H0]], %arg2[%[[I0]]] : memref<300xf32>
+// CHECK-NEXT: %[[Y0:.*]] = arith.addf %[[H0]], %[[H0]] : f32
+// CHECK-NEXT: memref.store %[[Y0]], %arg0[%[[I0]]] : memref<300xf32>
+// CHECK: scf.if %[[IN1]] {
+// CHECK-NEXT: memref.store %[[H1]], %arg1[%[[I1]]] : memref<300xf32>
+// CHECK: scf.if %[[IN1]] {
+// CHECK-NEXT: memref.store %[[H1]], %arg2[%[[I1]]] : memref<300xf32>
+// CHECK: %[[Y1:.*]] = arith.addf %[[H1]], %[[H1]] : f32
+// CHECK-NEXT: scf.if %[[IN1]] {
+// CHECK-NEXT: memref.store %[[Y1]], %arg0[%[[I1]]] : memref<300xf32>
 // CHECK-COUNT-10: gpu.barrier
 // CHECK-NOT: gpu.barrier
 // CHECK: %[[INV:.*]] = math.rsqrt
 // CHECK-NOT: math.rsqrt
-// CHECK: scf.for %[[J:.*]] = %thread_id_x{{.*}} to %c300{{.*}} step %c256{{.*}} {
-// CHECK-NEXT: %[[V:.*]] = memref.load %arg0[%[[J]]] : memref<300xf32>
-// CHECK-NEXT: %[[U:.*]] = arith.mulf %[[V]], %[[INV]] : f32
-// CHECK-NEXT: memref.store %[[U]], %arg0[%[[J]]] : memref<300xf32>
+// CHECK: %[[V0:.*]] = memref.load %arg0[%[[K0:.*]]] : memref<300xf32>
+// CHECK: %[[K1:.*]] = arith.addi %c256{{.*}}, %thread_id_x{{.*}} : index
+// CHECK: %[[IN1:.*]] = arith.cmpi ult, %[[K1]], %c300{{.*}} : index
+// CHECK: %[[C1:.*]] = arith.minui %[[K1]], %c299{{.*}} : index
+// CHECK-NEXT: %[[R1:.*]] = memref.load %arg0[%[[C1]]] : memref<300xf32>
+// CHECK: %[[V1:.*]] = arith.select %[[IN1]], %[[R1]], %{{.*}} : f32
+// CHECK-NEXT: %[[W0:.*]] = arith.mulf %[[V0]], %[[INV]] : f32
+// CHECK-NEXT: memref.store %[[W0]], %arg0[%[[K0]]] : memref<300xf32>
+// CHECK-NEXT: %[[W1:.*]] = arith.mulf %[[V1]], %[[INV]] : f32
+// CHECK-NEXT: scf.if %[[IN1]] {
+// CHECK-NEXT: memref.store %[[W1]], %arg0[%[[K1]]] : memref<300xf32>
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.return
 func.func @enter(%h: memref<300xf32>, %in: memref<300xf32>, %st: memref<300xf32>) {
@@ -38,28 +61,46 @@ func.func @enter(%h: memref<300xf32>, %in: memref<300xf32>, %st: memref<300xf32>
 
 // CHECK-LABEL: func.func @between
 // CHECK: gpu.func @dory_mix({{.*}}) workgroup(%{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>) kernel
-// CHECK: scf.for %[[I:.*]] = %thread_id_x to %c300 step %c256 iter_args({{.*}}) -> (f32) {
-// CHECK-NEXT: memref.load %arg0[%[[I]]] : memref<300xf32>
-// CHECK-NOT: memref.store
-// CHECK: scf.yield
+// CHECK-NOT: scf.for
+// CHECK: %[[H0:.*]] = memref.load %arg0[%{{.*}}] : memref<300xf32>
+// CHECK: %[[H1:.*]] = arith.select
+// CHECK-NEXT: arith.mulf %[[H0]], %[[H0]] : f32
+// CHECK-NOT: memref.store {{.*}} memref<300xf32>
+// CHECK: arith.mulf %[[H1]], %[[H1]] : f32
 // CHECK-COUNT-10: gpu.barrier
 // CHECK-NOT: gpu.barrier
 // CHECK: %[[INVH:.*]] = math.rsqrt
-// CHECK: scf.for %[[J:.*]] = %thread_id_x{{.*}} to %c300{{.*}} step %c256{{.*}} iter_args({{.*}}) -> (f32) {
-// CHECK-NEXT: %[[H:.*]] = memref.load %arg0[%[[J]]] : memref<300xf32>
-// CHECK-NEXT: %[[U:.*]] = arith.mulf %[[H]], %[[INVH]] : f32
-// CHECK-NEXT: memref.store %[[U]], %arg2[%[[J]]] : memref<300xf32>
-// CHECK-NEXT: %[[IN:.*]] = memref.load %arg1[%[[J]]] : memref<300xf32>
-// CHECK-NEXT: %[[Y:.*]] = arith.addf %[[U]], %[[IN]] : f32
-// CHECK-NEXT: memref.store %[[Y]], %arg0[%[[J]]] : memref<300xf32>
+// CHECK: %[[J0:.*]] = arith.addi %c0{{.*}}, %thread_id_x{{.*}} : index
+// CHECK-NEXT: %[[H0:.*]] = memref.load %arg0[%[[J0]]] : memref<300xf32>
+// CHECK-NEXT: %[[E0:.*]] = memref.load %arg1[%[[J0]]] : memref<300xf32>
+// CHECK: %[[J1:.*]] = arith.addi %c256{{.*}}, %thread_id_x{{.*}} : index
+// CHECK: %[[H1:.*]] = arith.select
+// CHECK: %[[E1:.*]] = arith.select
+// CHECK-NEXT: %[[U0:.*]] = arith.mulf %[[H0]], %[[INVH]] : f32
+// CHECK-NEXT: memref.store %[[U0]], %arg2[%[[J0]]] : memref<300xf32>
+// CHECK-NEXT: %[[Y0:.*]] = arith.addf %[[U0]], %[[E0]] : f32
+// CHECK-NEXT: memref.store %[[Y0]], %arg0[%[[J0]]] : memref<300xf32>
+// CHECK: %[[U1:.*]] = arith.mulf %[[H1]], %[[INVH]] : f32
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: memref.store %[[U1]], %arg2[%[[J1]]] : memref<300xf32>
+// CHECK: %[[Y1:.*]] = arith.addf %[[U1]], %[[E1]] : f32
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: memref.store %[[Y1]], %arg0[%[[J1]]] : memref<300xf32>
 // CHECK-COUNT-10: gpu.barrier
 // CHECK-NOT: gpu.barrier
 // CHECK: %[[INV:.*]] = math.rsqrt
 // CHECK-NOT: math.rsqrt
-// CHECK: scf.for %[[K:.*]] = %thread_id_x{{.*}} to %c300{{.*}} step %c256{{.*}} {
-// CHECK-NEXT: %[[V:.*]] = memref.load %arg0[%[[K]]] : memref<300xf32>
-// CHECK-NEXT: %[[W:.*]] = arith.mulf %[[V]], %[[INV]] : f32
-// CHECK-NEXT: memref.store %[[W]], %arg0[%[[K]]] : memref<300xf32>
+// CHECK: %[[V0:.*]] = memref.load %arg0[%[[K0:.*]]] : memref<300xf32>
+// CHECK: %[[K1:.*]] = arith.addi %c256{{.*}}, %thread_id_x{{.*}} : index
+// CHECK: %[[IN1:.*]] = arith.cmpi ult, %[[K1]], %c300{{.*}} : index
+// CHECK: %[[C1:.*]] = arith.minui %[[K1]], %c299{{.*}} : index
+// CHECK-NEXT: %[[R1:.*]] = memref.load %arg0[%[[C1]]] : memref<300xf32>
+// CHECK: %[[V1:.*]] = arith.select %[[IN1]], %[[R1]], %{{.*}} : f32
+// CHECK-NEXT: %[[W0:.*]] = arith.mulf %[[V0]], %[[INV]] : f32
+// CHECK-NEXT: memref.store %[[W0]], %arg0[%[[K0]]] : memref<300xf32>
+// CHECK-NEXT: %[[W1:.*]] = arith.mulf %[[V1]], %[[INV]] : f32
+// CHECK-NEXT: scf.if %[[IN1]] {
+// CHECK-NEXT: memref.store %[[W1]], %arg0[%[[K1]]] : memref<300xf32>
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.return
 func.func @between(%h: memref<300xf32>, %in: memref<300xf32>, %st: memref<300xf32>) {
@@ -72,18 +113,24 @@ func.func @between(%h: memref<300xf32>, %in: memref<300xf32>, %st: memref<300xf3
 // -----
 
 // CHECK-LABEL: func.func @leave
-// CHECK: scf.for %[[I:.*]] = %thread_id_x to %c300 step %c256 iter_args({{.*}}) -> (f32) {
-// CHECK-NEXT: memref.load %arg0[%[[I]]] : memref<300xf32>
-// CHECK-NOT: memref.store
-// CHECK: scf.yield
+// CHECK-NOT: scf.for
+// CHECK: %[[H0:.*]] = memref.load %arg0[%{{.*}}] : memref<300xf32>
+// CHECK: %[[H1:.*]] = arith.select
+// CHECK-NEXT: arith.mulf %[[H0]], %[[H0]] : f32
+// CHECK-NOT: memref.store {{.*}} memref<300xf32>
+// CHECK: arith.mulf %[[H1]], %[[H1]] : f32
 // CHECK-COUNT-10: gpu.barrier
 // CHECK-NOT: gpu.barrier
 // CHECK: %[[INV:.*]] = math.rsqrt
 // CHECK-NOT: math.rsqrt
-// CHECK: scf.for %[[J:.*]] = %thread_id_x{{.*}} to %c300{{.*}} step %c256{{.*}} {
-// CHECK-NEXT: %[[H:.*]] = memref.load %arg0[%[[J]]] : memref<300xf32>
-// CHECK-NEXT: %[[U:.*]] = arith.mulf %[[H]], %[[INV]] : f32
-// CHECK-NEXT: memref.store %[[U]], %arg0[%[[J]]] : memref<300xf32>
+// CHECK: %[[H0:.*]] = memref.load %arg0[%[[J0:.*]]] : memref<300xf32>
+// CHECK: %[[J1:.*]] = arith.addi %c256{{.*}}, %thread_id_x{{.*}} : index
+// CHECK: %[[H1:.*]] = arith.select
+// CHECK-NEXT: %[[U0:.*]] = arith.mulf %[[H0]], %[[INV]] : f32
+// CHECK-NEXT: memref.store %[[U0]], %arg0[%[[J0]]] : memref<300xf32>
+// CHECK-NEXT: %[[U1:.*]] = arith.mulf %[[H1]], %[[INV]] : f32
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: memref.store %[[U1]], %arg0[%[[J1]]] : memref<300xf32>
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.return
 func.func @leave(%h: memref<300xf32>, %in: memref<300xf32>, %st: memref<300xf32>) {
@@ -96,19 +143,28 @@ func.func @leave(%h: memref<300xf32>, %in: memref<300xf32>, %st: memref<300xf32>
 // -----
 
 // CHECK-LABEL: func.func @read_out
-// CHECK: scf.for %[[I:.*]] = %thread_id_x to %c300 step %c256 iter_args({{.*}}) -> (f32) {
-// CHECK-NEXT: memref.load %arg0[%[[I]]] : memref<300xf32>
-// CHECK-NOT: memref.store
-// CHECK: scf.yield
+// CHECK-NOT: scf.for
+// CHECK: %[[H0:.*]] = memref.load %arg0[%{{.*}}] : memref<300xf32>
+// CHECK: %[[H1:.*]] = arith.select
+// CHECK-NEXT: arith.mulf %[[H0]], %[[H0]] : f32
+// CHECK-NOT: memref.store {{.*}} memref<300xf32>
+// CHECK: arith.mulf %[[H1]], %[[H1]] : f32
 // CHECK-COUNT-10: gpu.barrier
 // CHECK-NOT: gpu.barrier
 // CHECK: %[[INV:.*]] = math.rsqrt
 // CHECK-NOT: math.rsqrt
-// CHECK: scf.for %[[J:.*]] = %thread_id_x{{.*}} to %c300{{.*}} step %c256{{.*}} {
-// CHECK-NEXT: %[[H:.*]] = memref.load %arg0[%[[J]]] : memref<300xf32>
-// CHECK-NEXT: %[[U:.*]] = arith.mulf %[[H]], %[[INV]] : f32
-// CHECK-NEXT: memref.store %[[U]], %arg0[%[[J]]] : memref<300xf32>
-// CHECK-NEXT: memref.store %[[U]], %arg2[%[[J]]] : memref<300xf32>
+// CHECK: %[[H0:.*]] = memref.load %arg0[%[[J0:.*]]] : memref<300xf32>
+// CHECK: %[[J1:.*]] = arith.addi %c256{{.*}}, %thread_id_x{{.*}} : index
+// CHECK: %[[H1:.*]] = arith.select
+// CHECK-NEXT: %[[U0:.*]] = arith.mulf %[[H0]], %[[INV]] : f32
+// CHECK-NEXT: memref.store %[[U0]], %arg0[%[[J0]]] : memref<300xf32>
+// CHECK-NEXT: memref.store %[[U0]], %arg2[%[[J0]]] : memref<300xf32>
+// CHECK-NEXT: %[[U1:.*]] = arith.mulf %[[H1]], %[[INV]] : f32
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: memref.store %[[U1]], %arg0[%[[J1]]] : memref<300xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: memref.store %[[U1]], %arg2[%[[J1]]] : memref<300xf32>
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.return
 func.func @read_out(%h: memref<300xf32>, %in: memref<300xf32>, %st: memref<300xf32>) {
@@ -121,19 +177,31 @@ func.func @read_out(%h: memref<300xf32>, %in: memref<300xf32>, %st: memref<300xf
 // -----
 
 // CHECK-LABEL: func.func @resume
-// CHECK: scf.for %[[I:.*]] = %thread_id_x to %c300 step %c256 iter_args({{.*}}) -> (f32) {
-// CHECK-DAG: %[[ST:.*]] = memref.load %arg2[%[[I]]] : memref<300xf32>
-// CHECK-DAG: %[[IN:.*]] = memref.load %arg1[%[[I]]] : memref<300xf32>
-// CHECK: %[[Y:.*]] = arith.addf %[[ST]], %[[IN]] : f32
-// CHECK-NEXT: memref.store %[[Y]], %arg0[%[[I]]] : memref<300xf32>
+// CHECK-NOT: scf.for
+// CHECK: %[[S0:.*]] = memref.load %arg2[%[[I0:.*]]] : memref<300xf32>
+// CHECK-NEXT: %[[E0:.*]] = memref.load %arg1[%[[I0]]] : memref<300xf32>
+// CHECK: %[[S1:.*]] = arith.select
+// CHECK: %[[E1:.*]] = arith.select
+// CHECK-NEXT: %[[Y0:.*]] = arith.addf %[[S0]], %[[E0]] : f32
+// CHECK-NEXT: memref.store %[[Y0]], %arg0[%[[I0]]] : memref<300xf32>
+// CHECK-NOT: memref.store {{.*}}, %arg1
+// CHECK-NOT: memref.store {{.*}}, %arg2
+// CHECK: arith.addf %[[S1]], %[[E1]] : f32
 // CHECK-COUNT-10: gpu.barrier
 // CHECK-NOT: gpu.barrier
 // CHECK: %[[INV:.*]] = math.rsqrt
 // CHECK-NOT: math.rsqrt
-// CHECK: scf.for %[[J:.*]] = %thread_id_x{{.*}} to %c300{{.*}} step %c256{{.*}} {
-// CHECK-NEXT: %[[H:.*]] = memref.load %arg0[%[[J]]] : memref<300xf32>
-// CHECK-NEXT: %[[U:.*]] = arith.mulf %[[H]], %[[INV]] : f32
-// CHECK-NEXT: memref.store %[[U]], %arg0[%[[J]]] : memref<300xf32>
+// CHECK: %[[V0:.*]] = memref.load %arg0[%[[K0:.*]]] : memref<300xf32>
+// CHECK: %[[K1:.*]] = arith.addi %c256{{.*}}, %thread_id_x{{.*}} : index
+// CHECK: %[[IN1:.*]] = arith.cmpi ult, %[[K1]], %c300{{.*}} : index
+// CHECK: %[[C1:.*]] = arith.minui %[[K1]], %c299{{.*}} : index
+// CHECK-NEXT: %[[R1:.*]] = memref.load %arg0[%[[C1]]] : memref<300xf32>
+// CHECK: %[[V1:.*]] = arith.select %[[IN1]], %[[R1]], %{{.*}} : f32
+// CHECK-NEXT: %[[W0:.*]] = arith.mulf %[[V0]], %[[INV]] : f32
+// CHECK-NEXT: memref.store %[[W0]], %arg0[%[[K0]]] : memref<300xf32>
+// CHECK-NEXT: %[[W1:.*]] = arith.mulf %[[V1]], %[[INV]] : f32
+// CHECK-NEXT: scf.if %[[IN1]] {
+// CHECK-NEXT: memref.store %[[W1]], %arg0[%[[K1]]] : memref<300xf32>
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.return
 func.func @resume(%h: memref<300xf32>, %in: memref<300xf32>, %st: memref<300xf32>) {
