@@ -141,29 +141,38 @@ LogicalResult fusedShape(stage::DispatchOp dispatch, stage::FusionForm form,
     return success();
   }
   shape.workgroupSize = 0;
-  bool anyFixedSize = false;
   for (const KernelShape &s : shapes)
     shape.workgroupSize = std::max(shape.workgroupSize, s.workgroupSize);
-  for (auto [op, own] : llvm::zip(body, shapes)) {
+  auto hasFixedSize = [](Operation &op) {
     stage::GridKind kind = stage::gridKindOf(&op);
-    bool fixedSize = kind == stage::GridKind::SingleWorkgroup ||
-                     kind == stage::GridKind::PerWorkgroup;
-    anyFixedSize |= fixedSize;
-    if (fixedSize && own.workgroupSize != shape.workgroupSize)
+    return kind == stage::GridKind::SingleWorkgroup || kind == stage::GridKind::PerWorkgroup;
+  };
+  if (form == stage::FusionForm::OneWorkgroup) {
+    // The one workgroup walks every stage's items in turn, at the width of
+    // the stages that reduce over it (a mat-vec or gather of a wider own
+    // grid walks at that width too); with none, at the reducing width (4x
+    // the elementwise one) so each step covers more (docs/fusion.md).
+    int64_t fixedSize = 0;
+    for (auto [op, own] : llvm::zip(body, shapes)) {
+      if (!hasFixedSize(op))
+        continue;
+      if (fixedSize && own.workgroupSize != fixedSize)
+        return op.emitOpError("reduces over a workgroup of ")
+               << own.workgroupSize << " threads, but an earlier stage of the kernel over "
+               << fixedSize << ": fused stages with their own workgroup size must agree";
+      fixedSize = own.workgroupSize;
+    }
+    shape.workgroupSize =
+        fixedSize ? fixedSize : std::max(shape.workgroupSize, options.reduceWorkgroupSize);
+    shape.workgroups = 1;
+    return success();
+  }
+  for (auto [op, own] : llvm::zip(body, shapes))
+    if (hasFixedSize(op) && own.workgroupSize != shape.workgroupSize)
       return op.emitOpError("reduces over a workgroup of ")
              << own.workgroupSize << " threads, but the fused kernel has "
              << shape.workgroupSize
              << ": fused stages with their own workgroup size must agree";
-  }
-  if (form == stage::FusionForm::OneWorkgroup) {
-    // The one workgroup walks every stage's items in turn, each step waiting
-    // on memory: with no stage that fixes the size, take the reducing width
-    // (4x the elementwise one) so each step covers more (docs/fusion.md).
-    if (!anyFixedSize)
-      shape.workgroupSize = std::max(shape.workgroupSize, options.reduceWorkgroupSize);
-    shape.workgroups = 1;
-    return success();
-  }
   // One range per member: a row epilogue rides on its mat-vec's workgroups.
   SmallVector<Operation *> ops = stagesOf(body);
   layout.members = stage::concurrentMembers(ops);
