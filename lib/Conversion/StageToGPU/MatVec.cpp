@@ -248,6 +248,8 @@ public:
     normView = op.getNorm() ? kb.vectorView(op.getNorm()) : Value();
     upView = op.getUp() ? kb.vectorView(op.getUp()) : Value();
     colScaleView = op.getColScale() ? kb.vectorView(op.getColScale()) : Value();
+    updateView = op.getSlerpUpdate() ? kb.vectorView(op.getSlerpUpdate()) : Value();
+    alphaView = op.getSlerpAlpha() ? kb.vectorView(op.getSlerpAlpha()) : Value();
     if (op.getNorm()) {
       norm = kb.buffer(op.getNorm());
       // After the dots: 1/rms scales the row totals, its mean square summed
@@ -360,6 +362,15 @@ public:
     return {kb.fmul(h, h), kb.fmul(o, o), kb.fmul(u, u), kb.fmul(u, w), kb.fmul(w, w)};
   }
 
+  /// The five products summed over columns 4q .. 4q + 3 (the vector views).
+  SmallVector<Value> slerpTermsQuad(Value quad) {
+    SmallVector<Value> sums;
+    for (Value t : slerpTerms(kb.load(inputView, {quad}), kb.load(updateView, {quad}),
+                              kb.load(alphaView, {quad})))
+      sums.push_back(vector::ReductionOp::create(kb.b, kb.loc, vector::CombiningKind::ADD, t));
+    return sums;
+  }
+
   SmallVector<Value> slerpTermsAt(Value column) {
     Value h = kb.load(input, {column});
     Value o = kb.load(update, {column});
@@ -370,17 +381,34 @@ public:
   /// u = (1 − α) ⊙ h, or w = α ⊙ o, at `column`, times the column scale:
   /// what a slerp after the dots dots each row with.
   Value slerpPartAt(Value column, bool updatePart) {
-    Value a = kb.load(alpha, {column});
+    return slerpPart(column, updatePart, /*quad=*/false);
+  }
+
+  /// slerpPartAt at columns 4q .. 4q + 3 (the vector views).
+  Value slerpPartQuad(Value quad, bool updatePart) {
+    return slerpPart(quad, updatePart, /*quad=*/true);
+  }
+
+  Value slerpPart(Value at, bool updatePart, bool quad) {
+    Value a = loadActivation(alpha, alphaView, at, quad);
     Value x;
     if (updatePart) {
-      x = kb.fmul(a, kb.load(update, {column}));
+      x = kb.fmul(a, loadActivation(update, updateView, at, quad));
     } else {
-      Value h = kb.load(input, {column});
+      Value h = loadActivation(input, inputView, at, quad);
       x = kb.fsub(h, kb.fmul(a, h));
     }
     if (colScale)
-      x = kb.fmul(x, kb.load(colScale, {colBase ? kb.add(colBase, column) : column}));
+      x = kb.fmul(x, loadActivation(colScale, colScaleView, at, quad, colBase));
     return x;
+  }
+
+  /// A buffer's value at column `at`, or with `quad` its columns 4·at ..
+  /// 4·at + 3 through the vector view; `base` columns further on where set.
+  Value loadActivation(Value buffer, Value view, Value at, bool quad, Value base = Value()) {
+    if (quad)
+      return kb.load(view, {base ? kb.add(kb.div(base, kb.index(4)), at) : at});
+    return kb.load(buffer, {base ? kb.add(base, at) : at});
   }
 
   void slerpScales() {
@@ -439,8 +467,8 @@ public:
 
   /// The slerp's new hidden state from h, o and alpha at one column.
   Value slerpOf(Value h, Value o, Value a) {
-    Value hs = kb.fmul(h, hiddenScale);
-    Value os = kb.fmul(o, updateScale);
+    Value hs = kb.fmul(h, kb.splatLike(hiddenScale, h));
+    Value os = kb.fmul(o, kb.splatLike(updateScale, o));
     return kb.fadd(hs, kb.fmul(a, kb.fsub(os, hs)));
   }
 
@@ -468,11 +496,11 @@ public:
   /// The activation at `column` this mat-vec multiplies.
   Value inputAt(Value column) { return activation(column, /*quad=*/false); }
 
-  /// Whether inputQuad can form the activations: every buffer they read has
-  /// a vector view, and no slerp (its hidden state is formed column by column).
+  /// Whether inputQuad (or slerpPartQuad) can form the activations: every
+  /// buffer they read has a vector view.
   bool hasQuads() const {
     return inputView && (!norm || normView) && (!up || upView) &&
-           (!colScale || colScaleView) && !update && !slerpAfter;
+           (!colScale || colScaleView) && (!update || (updateView && alphaView));
   }
 
   /// inputAt's activations at columns 4q .. 4q + 3, from vector loads (the
@@ -480,15 +508,14 @@ public:
   Value inputQuad(Value quad) { return activation(quad, /*quad=*/true); }
 
   /// The activation at `at`: a column (f32 loads), or with `quad` columns
-  /// 4·at .. 4·at + 3 (the vector views; never with a slerp, hasQuads).
+  /// 4·at .. 4·at + 3 (the vector views, hasQuads).
   Value activation(Value at, bool quad) {
-    // A buffer's value here; `base` columns further on where set.
     auto load = [&](Value buffer, Value view, Value base = Value()) {
-      if (quad)
-        return kb.load(view, {base ? kb.add(kb.div(base, kb.index(4)), at) : at});
-      return kb.load(buffer, {base ? kb.add(base, at) : at});
+      return loadActivation(buffer, view, at, quad, base);
     };
-    Value x = update ? slerpAt(at) : load(input, inputView);
+    Value x = update ? slerpOf(load(input, inputView), load(update, updateView),
+                               load(alpha, alphaView))
+                     : load(input, inputView);
     if (norm) {
       Value w = load(norm, normView);
       if (op.getNormZeroCentered())
@@ -552,8 +579,11 @@ public:
       }
       if (m.slerpAfter) {
         MatVecRows *self = &m;
+        ColumnSums terms{5, [self](Value column) { return self->slerpTermsAt(column); }};
+        if (m.hasQuads())
+          terms.quadTerms = [self](Value quad) { return self->slerpTermsQuad(quad); };
         sumsFor([&](const MatVecRows &o) { return o.slerpAfter && o.sameSlerp(m); },
-                {5, [self](Value column) { return self->slerpTermsAt(column); }});
+                std::move(terms));
       }
       unsigned input = inputs.size();
       int second = -1;
@@ -565,10 +595,18 @@ public:
       if (input == inputs.size()) {
         MatVecRows *self = &m;
         if (m.slerpAfter) {
-          inputs.push_back(
-              {[self](Value column) { return self->slerpPartAt(column, false); }});
-          second = inputs.size();
-          inputs.push_back({[self](Value column) { return self->slerpPartAt(column, true); }});
+          for (bool updatePart : {false, true}) {
+            Activation part{[self, updatePart](Value column) {
+              return self->slerpPartAt(column, updatePart);
+            }};
+            if (m.hasQuads())
+              part.quad = [self, updatePart](Value quad) {
+                return self->slerpPartQuad(quad, updatePart);
+              };
+            if (updatePart)
+              second = inputs.size();
+            inputs.push_back(std::move(part));
+          }
         } else {
           Activation activation{[self](Value column) { return self->inputAt(column); }};
           if (m.hasQuads())
@@ -794,7 +832,7 @@ private:
   Value weight, input, up, out, colScale, rowBase, colBase;
   Value norm, invRms;
   /// vector<4xf32> views of the activation buffers (KernelBuilder::vectorView).
-  Value inputView, normView, upView, colScaleView;
+  Value inputView, normView, upView, colScaleView, updateView, alphaView;
   /// A slerp's operands and factors (slerpScales).
   Value update, alpha, hiddenScale, updateScale;
 };

@@ -30,11 +30,12 @@ SmallVector<Value> vectorViewCandidates(Block &body, const StageToGPUOptions &op
   llvm::SetVector<Value> views;
   for (Operation &op : body) {
     if (auto matvec = dyn_cast<stage::MatVecOp>(op)) {
-      if (!options.vectorActivations.of(matvec.getFormat()) || matvec.getSlerpUpdate() ||
+      if (!options.vectorActivations.of(matvec.getFormat()) ||
           matvec.getColumns() % groupColumns(matvec.getFormat()))
         continue;
       SmallVector<Value> reads = {matvec.getInput()};
-      for (Value v : {matvec.getNorm(), matvec.getUp(), matvec.getColScale()})
+      for (Value v : {matvec.getNorm(), matvec.getUp(), matvec.getColScale(),
+                      matvec.getSlerpUpdate(), matvec.getSlerpAlpha()})
         if (v)
           reads.push_back(v);
       // A plain input stays on f32 loads (measured slower through a view);

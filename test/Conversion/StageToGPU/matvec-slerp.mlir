@@ -3,19 +3,21 @@
 // row epilogue) reduce the five sums of h, o and alpha in one workgroup
 // reduction, once for both (they share the slerp), form the two factors
 // (three rsqrt: |h|, |o|, |y|), and the one with hidden_out writes the new h
-// in the workgroup of item 0, before the dot loop. The plain kernel has none
-// of it.
+// in the workgroup of item 0, before the dot loop; the dot loop forms the new
+// h four columns at a time from vector<4xf32> views of h, o and alpha. The
+// plain kernel has none of it.
 // RUN: kiln-opt %s --convert-stage-to-gpu | FileCheck %s
 // matvec-slerp-after-dots: no reduction before the dot loop; the loop carries
 // two vec4 sums a row (the row dotted with u and with w: 2 mat-vecs x 4 rows
 // x 2) and the five slerp sums once for both (f32); one closing reduction of
 // 16 + 5 values; three rsqrt after it; the new h stored by item 0's workgroup
-// after the reduction.
+// after the reduction. u, w and the five sums come from the vector views.
 // RUN: kiln-opt %s --convert-stage-to-gpu="matvec-slerp-after-dots=true" | FileCheck %s --check-prefix=AFTER
-// AFTER-LABEL: gpu.func @gate__up__act(
+// AFTER-LABEL: gpu.func @gate__up__act({{.*}}: memref<16xvector<4xf32>>, %{{.*}}: memref<16xvector<4xf32>>, %{{.*}}: memref<16xvector<4xf32>>)
 // AFTER-NOT: gpu.subgroup_reduce
 // AFTER-NOT: math.rsqrt
 // AFTER: scf.for {{.*}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, f32, f32, f32, f32, f32)
+// AFTER: memref.load %{{.*}} : memref<16xvector<4xf32>>
 // AFTER-COUNT-21: gpu.subgroup_reduce add
 // AFTER-NOT: gpu.subgroup_reduce
 // AFTER-COUNT-3: math.rsqrt
@@ -37,7 +39,7 @@
 // RUN: not kiln-opt %s --convert-stage-to-gpu="max-workgroup-memory-bytes=1000" 2>&1 | FileCheck %s --check-prefix=TOO-SMALL
 // TOO-SMALL: error: 'stage.dispatch' op kernel 'gate__up__act' needs 1024 bytes of workgroup memory; the target allows 1000 (max_shared_memory_bytes)
 
-// CHECK-LABEL: gpu.func @gate__up__act(
+// CHECK-LABEL: gpu.func @gate__up__act({{.*}}: memref<16xvector<4xf32>>, %{{.*}}: memref<16xvector<4xf32>>, %{{.*}}: memref<16xvector<4xf32>>)
 // CHECK-COUNT-5: gpu.subgroup_reduce add
 // CHECK-NOT: gpu.subgroup_reduce
 // CHECK-COUNT-3: math.rsqrt
@@ -45,6 +47,7 @@
 // CHECK: scf.if
 // CHECK: memref.store {{.*}} : memref<64xf32>
 // CHECK: scf.for {{.*}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
+// CHECK: memref.load %{{.*}} : memref<16xvector<4xf32>>
 // CHECK-NOT: math.rsqrt
 // CHECK: gpu.return
 // CHECK-LABEL: gpu.func @plain(
