@@ -129,8 +129,11 @@ TEST(CostModel, QuantizedMatvecsHaveTheirOwnEfficiency) {
   EXPECT_TRUE(loaded->matvecNormAfterDots.f16);
   EXPECT_TRUE(loaded->matvecNormAfterDots.q8);
   EXPECT_EQ(loaded->matvecGridLimit, 0u);
+  // matvec_item_shape: 4 x 4 for f16, 4 x 1 for q8_2f (measured on both cards).
+  EXPECT_EQ(loaded->matvecItemShape.f16.rows, 4u);
+  EXPECT_EQ(loaded->matvecItemShape.f16.groups, 4u);
   EXPECT_EQ(loaded->matvecItemShape.q8.rows, 4u);
-  EXPECT_EQ(loaded->matvecItemShape.q8.groups, 4u);
+  EXPECT_EQ(loaded->matvecItemShape.q8.groups, 1u);
   // matvec_item_shape: [rows, groups] for both formats or per format, kept by a
   // round trip; out of range or an unknown format refused by name.
   auto shapes = parseTargetDesc(std::string(kMinimal).insert(
