@@ -27,6 +27,10 @@ for f in f16 q8_2f; do
 done > "$out/kernels.txt" 2>&1
 if [ -n "${PROFILE_VARIANTS:-}" ]; then
   "$b/kiln-synth" --config "$dir/cfg/dory-1b.json" --format f16 --quiet -o /tmp/w.st > /dev/null
+  # A throwaway profile first: the first profile after the benches read 36.1 us for a
+  # gate‖up that the last one read at 21.5 (2026-12-07, H100; sweep-run.sh saw 3.6x).
+  timeout 60 "$b/kiln-run" "$dir/plans/dory-1b.f16.A.kplan" --weights /tmp/w.st --prompt 1,2,3 \
+    --max-new 64 --profile --quiet > /dev/null 2>&1
   for v in $PROFILE_VARIANTS; do
     timeout 60 "$b/kiln-run" "$dir/plans/dory-1b.f16.$v.kplan" --weights /tmp/w.st --prompt 1,2,3 \
       --max-new 64 --profile --quiet > "$out/profile.$v.txt" 2>&1
