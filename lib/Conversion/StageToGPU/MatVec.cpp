@@ -472,12 +472,6 @@ public:
     return kb.fadd(hs, kb.fmul(a, kb.fsub(os, hs)));
   }
 
-  /// The slerp's new hidden state at `column`.
-  Value slerpAt(Value column) {
-    return slerpOf(kb.load(input, {column}), kb.load(update, {column}),
-                   kb.load(alpha, {column}));
-  }
-
   /// Where `isFirst` holds (once in the grid: the workgroup of item 0), the
   /// workgroup writes the new hidden state; nothing in this kernel reads it.
   /// The whole dispatch waits for this workgroup: its loads go a trip at a
