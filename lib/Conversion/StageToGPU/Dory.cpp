@@ -121,6 +121,17 @@ struct RowWalk {
   std::function<SmallVector<Value>(ArrayRef<Value>, const HeldElement &)> visit;
 };
 
+/// A RowWalk::load of each of `rows` at the element, in that order.
+static std::function<SmallVector<Value>(const HeldElement &)>
+loadRows(KernelBuilder &kb, SmallVector<Value> rows) {
+  return [&kb, rows](const HeldElement &e) {
+    SmallVector<Value> values;
+    for (Value row : rows)
+      values.push_back(kb.loadHeld(row, e));
+    return values;
+  };
+}
+
 /// The thread's sums of what `walk` visits (one a value visit returns).
 static SmallVector<Value> walkRow(KernelBuilder &kb, int64_t size, int64_t sums,
                                   const RowWalk &walk) {
@@ -137,15 +148,9 @@ static SmallVector<Value> walkRow(KernelBuilder &kb, int64_t size, int64_t sums,
 
 /// Σ v² over each of `rows`, reduced over the workgroup in one round.
 static SmallVector<Value> sumSquares(KernelBuilder &kb, ArrayRef<Value> rows, int64_t size) {
-  SmallVector<Value> rowList(rows.begin(), rows.end());
   return kb.reduceMany(walkRow(
       kb, size, rows.size(),
-      {[&](const HeldElement &e) {
-         SmallVector<Value> values;
-         for (Value row : rowList)
-           values.push_back(kb.loadHeld(row, e));
-         return values;
-       },
+      {loadRows(kb, SmallVector<Value>(rows.begin(), rows.end())),
        [&](ArrayRef<Value> values, const HeldElement &) {
          SmallVector<Value> squares;
          for (Value v : values)
@@ -157,7 +162,7 @@ static SmallVector<Value> sumSquares(KernelBuilder &kb, ArrayRef<Value> rows, in
 /// row *= scale, each thread over the elements it walked before.
 static void scaleRow(KernelBuilder &kb, Value row, int64_t size, Value scale) {
   walkRow(kb, size, 0,
-          {[&](const HeldElement &e) { return SmallVector<Value>{kb.loadHeld(row, e)}; },
+          {loadRows(kb, {row}),
            [&](ArrayRef<Value> v, const HeldElement &e) {
              kb.storeHeld(kb.fmul(v[0], scale), row, e);
              return SmallVector<Value>{};
@@ -206,9 +211,7 @@ void buildKernel(stage::SlerpOp op, KernelBuilder &kb) {
   Value invO = kb.rsqrt(kb.fadd(norms[1], eps));
   Value local = walkRow(
       kb, size, 1,
-      {[&](const HeldElement &e) {
-         return SmallVector<Value>{kb.loadHeld(h, e), kb.loadHeld(o, e), kb.loadHeld(alpha, e)};
-       },
+      {loadRows(kb, {h, o, alpha}),
        [&](ArrayRef<Value> hoa, const HeldElement &e) {
          Value a = kb.fmul(hoa[0], invH);
          Value y = kb.fadd(a, kb.fmul(hoa[2], kb.fsub(kb.fmul(hoa[1], invO), a)));
@@ -229,19 +232,11 @@ void buildKernel(stage::DoryMixOp op, KernelBuilder &kb) {
   Value eps = kb.f32(op.getEps().convertToFloat());
   Value h = kb.buffer(op.getHidden()), in = kb.buffer(op.getEntry()),
         st = kb.buffer(op.getState());
-  auto loadOf = [&](SmallVector<Value> rows) {
-    return [&kb, rows](const HeldElement &e) {
-      SmallVector<Value> values;
-      for (Value row : rows)
-        values.push_back(kb.loadHeld(row, e));
-      return values;
-    };
-  };
   // y = visit(loaded) stored into h, then h scaled to unit length.
   auto unitH = [&](SmallVector<Value> rows,
                    const std::function<Value(ArrayRef<Value>, const HeldElement &)> &form) {
     Value local = walkRow(kb, size, 1,
-                          {loadOf(rows), [&](ArrayRef<Value> values, const HeldElement &e) {
+                          {loadRows(kb, rows), [&](ArrayRef<Value> values, const HeldElement &e) {
                              Value y = form(values, e);
                              kb.storeHeld(y, h, e);
                              return SmallVector<Value>{kb.fmul(y, y)};
@@ -263,7 +258,7 @@ void buildKernel(stage::DoryMixOp op, KernelBuilder &kb) {
   }
   Value inv = kb.rsqrt(kb.fadd(sumSquares(kb, {h}, size)[0], eps));
   if (mode == 2 || mode == 3) {
-    walkRow(kb, size, 0, {loadOf({h}), [&](ArrayRef<Value> v, const HeldElement &e) {
+    walkRow(kb, size, 0, {loadRows(kb, {h}), [&](ArrayRef<Value> v, const HeldElement &e) {
               Value u = kb.fmul(v[0], inv);
               kb.storeHeld(u, h, e);
               if (mode == 3)

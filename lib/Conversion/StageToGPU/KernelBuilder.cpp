@@ -133,21 +133,25 @@ Value KernelBuilder::paramF32(Value params, int64_t word) {
   return arith::BitcastOp::create(b, loc, b.getF32Type(), raw);
 }
 
+HeldElement KernelBuilder::rowElement(Value index, int64_t size, bool mayPassEnd) {
+  HeldElement e;
+  e.index = index;
+  e.safe = index;
+  if (mayPassEnd) {
+    e.inRange = ult(index, this->index(size));
+    e.safe = min(index, this->index(size - 1));
+  }
+  return e;
+}
+
 SmallVector<HeldElement> KernelBuilder::held(int64_t size) {
   SmallVector<HeldElement> elements;
   int64_t count = ceilDiv(size, workgroupSize);
   if (size <= 0 || count > kMaxHeldPerThread)
     return elements;
-  for (int64_t k = 0; k < count; ++k) {
-    HeldElement e;
-    e.index = add(threadId(), index(k * workgroupSize));
-    e.safe = e.index;
-    if ((k + 1) * workgroupSize > size) {
-      e.inRange = ult(e.index, index(size));
-      e.safe = min(e.index, index(size - 1));
-    }
-    elements.push_back(e);
-  }
+  for (int64_t k = 0; k < count; ++k)
+    elements.push_back(rowElement(add(threadId(), index(k * workgroupSize)), size,
+                                  (k + 1) * workgroupSize > size));
   return elements;
 }
 
@@ -187,16 +191,9 @@ SmallVector<Value> KernelBuilder::stridedTrips(
     SmallVector<SmallVector<Value>> loaded;
     Value thread = threadId();
     for (int64_t u = 0; u < elements; ++u) {
-      HeldElement e;
       Value first = base ? add(base, index(u * width)) : index(start + u * width);
-      e.index = add(first, thread);
-      e.safe = e.index;
-      if ((u + 1) * width > left) {
-        e.inRange = ult(e.index, index(size));
-        e.safe = min(e.index, index(size - 1));
-      }
-      trip.push_back(e);
-      loaded.push_back(load(e));
+      trip.push_back(rowElement(add(first, thread), size, (u + 1) * width > left));
+      loaded.push_back(load(trip.back()));
     }
     SmallVector<Value> next(carried.begin(), carried.end());
     for (auto [e, values] : llvm::zip(trip, loaded))

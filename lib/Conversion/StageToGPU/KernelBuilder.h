@@ -165,6 +165,9 @@ public:
   /// strided loop waits for one load before the next. Empty when the row is
   /// longer than kMaxHeldPerThread · W: walk it with strided() then.
   llvm::SmallVector<HeldElement> held(int64_t size);
+  /// The element at `index` of a row of `size` (held(), stridedTrips());
+  /// range-checked and clamped where `mayPassEnd`.
+  HeldElement rowElement(mlir::Value index, int64_t size, bool mayPassEnd);
   /// memref[leading..., e.safe], 0 for an element past the row.
   mlir::Value loadHeld(mlir::Value memref, const HeldElement &e,
                        mlir::ValueRange leading = {});
