@@ -355,27 +355,30 @@ public:
   /// x / sqrt(|x|² + eps)), and |y|² = Σu² / |h|² + 2 Σuw / (|h||o|) + Σw² / |o|²:
   /// so h_new = hiddenScale · u + updateScale · w.
   /// The slerp's five products at one column (slerpScales' order).
-  SmallVector<Value> slerpTerms(Value h, Value o, Value a) {
+  SmallVector<Value> slerpTerms(ArrayRef<Value> hoa) {
+    Value h = hoa[0], o = hoa[1], a = hoa[2];
     Value u = kb.fsub(h, kb.fmul(a, h));
     Value w = kb.fmul(a, o);
     // Braced lists evaluate in order: the IR does not depend on the compiler.
     return {kb.fmul(h, h), kb.fmul(o, o), kb.fmul(u, u), kb.fmul(u, w), kb.fmul(w, w)};
   }
 
-  /// The five products summed over columns 4q .. 4q + 3 (the vector views).
-  SmallVector<Value> slerpTermsQuad(Value quad) {
-    SmallVector<Value> sums;
-    for (Value t : slerpTerms(kb.load(inputView, {quad}), kb.load(updateView, {quad}),
-                              kb.load(alphaView, {quad})))
-      sums.push_back(vector::ReductionOp::create(kb.b, kb.loc, vector::CombiningKind::ADD, t));
-    return sums;
+  /// The five products at column `at`, or with `quad` each summed over
+  /// columns 4·at .. 4·at + 3 (the vector views).
+  SmallVector<Value> slerpTermsAt(Value at, bool quad = false) {
+    SmallVector<Value> terms = slerpTerms(slerpLoads(at, quad));
+    if (quad)
+      for (Value &t : terms)
+        t = vector::ReductionOp::create(kb.b, kb.loc, vector::CombiningKind::ADD, t);
+    return terms;
   }
 
-  SmallVector<Value> slerpTermsAt(Value column) {
-    Value h = kb.load(input, {column});
-    Value o = kb.load(update, {column});
-    Value a = kb.load(alpha, {column});
-    return slerpTerms(h, o, a);
+  /// h, o and alpha at column `at` (or its quad), loaded in that order.
+  SmallVector<Value> slerpLoads(Value at, bool quad) {
+    // Braced lists evaluate in order: the IR does not depend on the compiler.
+    return {loadActivation(input, inputView, at, quad),
+            loadActivation(update, updateView, at, quad),
+            loadActivation(alpha, alphaView, at, quad)};
   }
 
   /// u = (1 − α) ⊙ h, or w = α ⊙ o, at `column`, times the column scale:
@@ -416,13 +419,9 @@ public:
     SmallVector<Value> partial;
     if (SmallVector<HeldElement> held = kb.held(columns); !held.empty()) {
       SmallVector<SmallVector<Value>> bySum(5);
-      for (const HeldElement &e : held) {
-        Value h = kb.loadHeld(input, e);
-        Value o = kb.loadHeld(update, e);
-        Value a = kb.loadHeld(alpha, e);
-        for (auto [i, t] : llvm::enumerate(slerpTerms(h, o, a)))
+      for (const HeldElement &e : held)
+        for (auto [i, t] : llvm::enumerate(slerpTerms(slerpInputs(e))))
           bySum[i].push_back(t);
-      }
       for (ArrayRef<Value> values : bySum)
         partial.push_back(kb.sum(values));
     } else {
@@ -435,7 +434,7 @@ public:
           [&](const HeldElement &e) { return slerpInputs(e); },
           [&](ValueRange acc, ArrayRef<Value> hoa, const HeldElement &) {
             SmallVector<Value> next;
-            for (auto [sum, t] : llvm::zip(acc, slerpTerms(hoa[0], hoa[1], hoa[2])))
+            for (auto [sum, t] : llvm::zip(acc, slerpTerms(hoa)))
               next.push_back(kb.fadd(sum, t));
             return next;
           });
@@ -466,7 +465,8 @@ public:
   }
 
   /// The slerp's new hidden state from h, o and alpha at one column.
-  Value slerpOf(Value h, Value o, Value a) {
+  Value slerpOf(ArrayRef<Value> hoa) {
+    Value h = hoa[0], o = hoa[1], a = hoa[2];
     Value hs = kb.fmul(h, kb.splatLike(hiddenScale, h));
     Value os = kb.fmul(o, kb.splatLike(updateScale, o));
     return kb.fadd(hs, kb.fmul(a, kb.fsub(os, hs)));
@@ -481,7 +481,7 @@ public:
       kb.stridedTrips(op.getColumns(), kMaxHeldPerThread, {},
                       [&](const HeldElement &e) { return slerpInputs(e); },
                       [&](ValueRange, ArrayRef<Value> hoa, const HeldElement &e) {
-                        kb.storeHeld(slerpOf(hoa[0], hoa[1], hoa[2]), next, e);
+                        kb.storeHeld(slerpOf(hoa), next, e);
                         return SmallVector<Value>{};
                       });
     });
@@ -507,9 +507,7 @@ public:
     auto load = [&](Value buffer, Value view, Value base = Value()) {
       return loadActivation(buffer, view, at, quad, base);
     };
-    Value x = update ? slerpOf(load(input, inputView), load(update, updateView),
-                               load(alpha, alphaView))
-                     : load(input, inputView);
+    Value x = update ? slerpOf(slerpLoads(at, quad)) : load(input, inputView);
     if (norm) {
       Value w = load(norm, normView);
       if (op.getNormZeroCentered())
@@ -575,7 +573,7 @@ public:
         MatVecRows *self = &m;
         ColumnSums terms{5, [self](Value column) { return self->slerpTermsAt(column); }};
         if (m.hasQuads())
-          terms.quadTerms = [self](Value quad) { return self->slerpTermsQuad(quad); };
+          terms.quadTerms = [self](Value quad) { return self->slerpTermsAt(quad, /*quad=*/true); };
         sumsFor([&](const MatVecRows &o) { return o.slerpAfter && o.sameSlerp(m); },
                 std::move(terms));
       }
