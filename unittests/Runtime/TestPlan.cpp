@@ -58,7 +58,7 @@ std::vector<uint8_t> buildPlan(const PlanSpec &spec) {
       dispatches.push_back(kp::CreateDispatchDirect(
           b, dispatch.kernel, &grid, kp::GridMode::Static, 0, 0, dispatch.barrier,
           dispatch.pushConstants.empty() ? nullptr : &dispatch.pushConstants,
-          dispatch.label.c_str()));
+          dispatch.label.c_str(), /*estimated_us=*/-1, dispatch.calls));
     }
     flatbuffers::Offset<kp::Readback> readback = 0;
     if (program.readback)

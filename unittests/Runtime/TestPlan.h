@@ -57,6 +57,7 @@ struct DispatchSpec {
   bool barrier = true;
   std::string label;
   std::vector<uint32_t> pushConstants;
+  kp::DispatchCalls calls = kp::DispatchCalls::Every;
 };
 struct ReadbackSpec {
   uint32_t source, sourceOffset = 0, buffer, offset = 0, count;

@@ -533,6 +533,11 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
   // The fusion pass's estimate travels to the plan (kiln-run --profile).
   if (Attribute estimate = dispatch->getAttr(stage::kEstimatedMicrosAttr))
     launch->setAttr(stage::kEstimatedMicrosAttr, estimate);
+  // Stages that act only in a session's first call (Dory's landmark seal): the
+  // runtime leaves their dispatch out of every later one.
+  if (llvm::all_of(dispatch.getBody().front(),
+                   [](Operation &op) { return op.hasTrait<stage::FirstCallOnly>(); }))
+    launch->setAttr(stage::kFirstCallOnlyAttr, host.getUnitAttr());
   if (!prefetch.ops.empty()) {
     SmallVector<int64_t> prefetchOnly;
     for (auto [index, arg] : llvm::enumerate(args))

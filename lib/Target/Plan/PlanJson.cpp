@@ -125,7 +125,8 @@ Json dumpPlan(const plan::Plan &p) {
                                 {"grid", dim3(d->grid())},
                                 {"grid_mode", plan::EnumNameGridMode(d->grid_mode())},
                                 {"barrier_before", d->barrier_before()},
-                                {"estimated_us", d->estimated_us()}});
+                                {"estimated_us", d->estimated_us()},
+                                {"calls", plan::EnumNameDispatchCalls(d->calls())}});
       Json readback;
       if (const plan::Readback *r = program->readback())
         readback = {{"source_buffer", r->source_buffer()},

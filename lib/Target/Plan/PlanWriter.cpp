@@ -71,6 +71,7 @@ struct PlanDispatch {
   std::string label;
   DispatchAccesses accesses;
   float estimatedMicros = -1; // stage.estimated_us of the fused dispatch
+  plan::DispatchCalls calls = plan::DispatchCalls::Every;
 };
 
 struct PlanProgram {
@@ -653,6 +654,8 @@ LogicalResult PlanWriter::readProgram(func::FuncOp func, const std::vector<Logic
       dispatch.label = planKernel.name;
     if (auto estimate = launch->getAttrOfType<FloatAttr>(stage::kEstimatedMicrosAttr))
       dispatch.estimatedMicros = static_cast<float>(estimate.getValueAsDouble());
+    if (launch->hasAttr(stage::kFirstCallOnlyAttr))
+      dispatch.calls = plan::DispatchCalls::First;
     // What a kernel binds only for its prefetches orders nothing: weights
     // are never written in a call, and nothing reads the sink, so neither
     // needs a barrier. The weights are counted where a later dispatch reads
@@ -671,7 +674,8 @@ LogicalResult PlanWriter::readProgram(func::FuncOp func, const std::vector<Logic
       // binding) is read once.
       bool seen = std::find(planKernel.ranges.begin(), planKernel.ranges.begin() + b,
                             planKernel.ranges[b]) != planKernel.ranges.begin() + b;
-      if (!seen)
+      // A call after the first leaves a first-call dispatch out.
+      if (!seen && dispatch.calls == plan::DispatchCalls::Every)
         program.bytesPerCall += size;
     }
     program.dispatches.push_back(std::move(dispatch));
@@ -819,7 +823,7 @@ FailureOr<std::vector<uint8_t>> PlanWriter::serialize() {
       dispatches.push_back(plan::CreateDispatchDirect(fbb, d.kernel, &d.grid,
                                                       plan::GridMode::Static, 0, 0, barriers[i],
                                                       nullptr, d.label.c_str(),
-                                                      d.estimatedMicros));
+                                                      d.estimatedMicros, d.calls));
     }
     auto readback = plan::CreateReadback(fbb, p.readSourceBuffer, p.readSourceOffset,
                                          p.readBuffer, p.readOffset, p.count, p.values);

@@ -553,6 +553,9 @@ Status checkPrograms(const kp::Plan &plan, const DeviceLimits &limits) {
                                         std::to_string(kMaxDispatchWorkgroups) + " per dispatch");
       if (dispatch->grid_mode() > kp::GridMode::MAX)
         return bad(dpath, "unknown grid_mode");
+      if (dispatch->calls() > kp::DispatchCalls::MAX)
+        return bad(dpath, "unknown calls (" + std::to_string(static_cast<int>(dispatch->calls())) +
+                              "): Every or First");
       if (dispatch->grid_mode() == kp::GridMode::Indirect)
         KILN_RETURN_IF_ERROR(checkRange(plan, dispatch->indirect_buffer(),
                                         dispatch->indirect_offset(), 12, dpath + ".indirect"));

@@ -44,10 +44,13 @@ Status timeKernels(const vk::Device &device, const LoadedPlan &plan, const kp::P
     return unavailable("time kernels: the device has no timestamps on its compute queue");
   if (!program.dispatches())
     return okStatus();
-  // The first dispatch of each kernel, in program order.
+  // The first dispatch of each kernel, in program order, of those a token runs
+  // (a first-call dispatch, Dory's landmark seal, is not one).
   std::map<uint32_t, size_t> byKernel;
   for (uint32_t d = 0; d < program.dispatches()->size(); ++d) {
     const kp::Dispatch *dispatch = program.dispatches()->Get(d);
+    if (!recordedIn(*dispatch, CallKind::Later))
+      continue;
     auto [it, fresh] = byKernel.try_emplace(dispatch->kernel(), out.size());
     if (fresh) {
       KernelTiming timing;

@@ -49,26 +49,26 @@ bool PickBatches::canStopOnDevice() const {
   return device_->conditionalRendering() && plan_->sampling()->greedy()->stop_flag();
 }
 
-Status PickBatches::commandsFor(uint32_t steps, bool untilStop, const RecordInputs &inputs,
-                                VkCommandBuffer &out) {
+Status PickBatches::commandsFor(uint32_t steps, bool untilStop, CallKind first,
+                                const RecordInputs &inputs, VkCommandBuffer &out) {
   if (steps == 0 || steps > maxSteps_)
     return internalError("pick batch of " + std::to_string(steps) + " steps (at most " +
                          std::to_string(maxSteps_) + ")");
   if (untilStop && !canStopOnDevice())
     return internalError("pick batch: the plan or device cannot stop on the device");
-  auto &slot = recorded_[{steps, untilStop}];
+  auto &slot = recorded_[{steps, untilStop, first}];
   if (!slot) {
     auto commands = std::make_unique<vk::CommandBuffer>();
     KILN_RETURN_IF_ERROR(commands->create(device_->handle(), device_->queueFamily()));
-    KILN_RETURN_IF_ERROR(record(steps, untilStop, inputs, *commands));
+    KILN_RETURN_IF_ERROR(record(steps, untilStop, first, inputs, *commands));
     slot = std::move(commands);
   }
   out = slot->handle();
   return okStatus();
 }
 
-Status PickBatches::record(uint32_t steps, bool untilStop, const RecordInputs &inputs,
-                           vk::CommandBuffer &commands) {
+Status PickBatches::record(uint32_t steps, bool untilStop, CallKind first,
+                           const RecordInputs &inputs, vk::CommandBuffer &commands) {
   const kp::Plan &plan = *plan_;
   const kp::DeviceGreedy &greedy = *plan.sampling()->greedy();
   const VkBuffer params = inputs.buffers[plan.params()->buffer()];
@@ -116,7 +116,8 @@ Status PickBatches::record(uint32_t steps, bool untilStop, const RecordInputs &i
     if (untilStop && step > 0)
       device_->beginConditional(cb, picked, continueOffset);
     recordProgramBody(commands, plan, *decode_, inputs, nullptr,
-                      /*withReadback=*/step + 1 == steps, counts);
+                      /*withReadback=*/step + 1 == steps,
+                      step == 0 ? first : CallKind::Later, counts);
     if (untilStop && step > 0)
       device_->endConditional(cb);
     commands.barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,

@@ -15,6 +15,7 @@
 #include "kiln/runtime.h"
 
 #include <map>
+#include <tuple>
 #include <memory>
 
 namespace kiln::rt {
@@ -31,8 +32,9 @@ public:
   /// The command buffer running `steps` copies (recorded on first use). Only the
   /// last copy copies its read-out into the readback buffer. `untilStop`: the
   /// copies after the first run only while the plan's continue word is 1
-  /// (conditional rendering), so a stop token ends the submission's work.
-  Status commandsFor(uint32_t steps, bool untilStop, const RecordInputs &inputs,
+  /// (conditional rendering), so a stop token ends the submission's work. `first`:
+  /// the submission's first step is the session's first call (CallKind).
+  Status commandsFor(uint32_t steps, bool untilStop, CallKind first, const RecordInputs &inputs,
                      VkCommandBuffer &out);
   /// The plan's pick carries a continue word and the device can run under it.
   bool canStopOnDevice() const;
@@ -40,7 +42,7 @@ public:
   Status readResults(uint32_t steps, kiln_step_result_t *out) const;
 
 private:
-  Status record(uint32_t steps, bool untilStop, const RecordInputs &inputs,
+  Status record(uint32_t steps, bool untilStop, CallKind first, const RecordInputs &inputs,
                 vk::CommandBuffer &commands);
 
   const vk::Device *device_ = nullptr;
@@ -54,7 +56,7 @@ private:
   // Token words), and the Token words the device's pick goes to.
   std::vector<VkBufferCopy> hostRegions_;
   std::vector<uint64_t> tokenOffsets_;
-  std::map<std::pair<uint32_t, bool>, std::unique_ptr<vk::CommandBuffer>> recorded_;
+  std::map<std::tuple<uint32_t, bool, CallKind>, std::unique_ptr<vk::CommandBuffer>> recorded_;
 };
 
 } // namespace kiln::rt

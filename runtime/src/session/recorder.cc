@@ -9,6 +9,23 @@ constexpr VkAccessFlags kShaderAccess = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SH
 
 } // namespace
 
+bool recordedIn(const kp::Dispatch &dispatch, CallKind kind) {
+  return kind == CallKind::First || dispatch.calls() != kp::DispatchCalls::First;
+}
+
+uint32_t recordedDispatches(const kp::Program &program, CallKind kind) {
+  uint32_t count = 0;
+  if (program.dispatches())
+    for (const kp::Dispatch *dispatch : *program.dispatches())
+      count += recordedIn(*dispatch, kind);
+  return count;
+}
+
+bool hasFirstCallDispatches(const kp::Program &program) {
+  const uint32_t all = program.dispatches() ? program.dispatches()->size() : 0;
+  return recordedDispatches(program, CallKind::Later) != all;
+}
+
 void recordDispatch(VkCommandBuffer cb, const kp::Dispatch &dispatch, const RecordInputs &inputs) {
   const uint32_t k = dispatch.kernel();
   vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, inputs.pipelines[k]);
@@ -25,7 +42,7 @@ void recordDispatch(VkCommandBuffer cb, const kp::Dispatch &dispatch, const Reco
 
 void recordProgramBody(vk::CommandBuffer &commands, const kp::Plan &plan,
                        const kp::Program &program, const RecordInputs &inputs,
-                       vk::TimestampQueries *timestamps, bool withReadback,
+                       vk::TimestampQueries *timestamps, bool withReadback, CallKind kind,
                        RecordCounts &counts) {
   VkCommandBuffer cb = commands.handle();
   // Writes of the previous submission (and the flag fills below) become visible to
@@ -41,12 +58,22 @@ void recordProgramBody(vk::CommandBuffer &commands, const kp::Plan &plan,
 
   uint32_t query = 0;
   if (program.dispatches()) {
+    // A barrier of a dispatch left out still orders what came before it
+    // against what follows: the next dispatch recorded takes it.
+    bool carried = false, first = true;
     for (size_t d = 0; d < program.dispatches()->size(); ++d) {
       const kp::Dispatch *dispatch = program.dispatches()->Get(d);
+      if (!recordedIn(*dispatch, kind)) {
+        carried = carried || dispatch->barrier_before();
+        continue;
+      }
       // The first dispatch is already ordered by the entry barrier.
       // Only an indirect dispatch waits at the draw-indirect stage: adding it to
       // every barrier makes each one drain the command front end as well.
-      if (dispatch->barrier_before() && d > 0) {
+      const bool barrier = (dispatch->barrier_before() || carried) && !first;
+      carried = false;
+      first = false;
+      if (barrier) {
         const bool indirect = dispatch->grid_mode() == kp::GridMode::Indirect;
         commands.barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
@@ -85,7 +112,8 @@ void recordProgramBody(vk::CommandBuffer &commands, const kp::Plan &plan,
 
 Status recordProgram(vk::CommandBuffer &commands, const kp::Plan &plan, const kp::Program &program,
                      const RecordInputs &inputs, vk::TimestampQueries *timestamps,
-                     TimestampMode mode, uint32_t repeat, RecordCounts &counts) {
+                     TimestampMode mode, uint32_t repeat, CallKind kind,
+                     RecordCounts &counts) {
   counts = RecordCounts();
   VkCommandBuffer cb = commands.handle();
   KILN_RETURN_IF_ERROR(commands.begin(/*oneTimeSubmit=*/false));
@@ -99,7 +127,7 @@ Status recordProgram(vk::CommandBuffer &commands, const kp::Plan &plan, const kp
     counts = RecordCounts();
     recordProgramBody(commands, plan, program, inputs,
                       mode == TimestampMode::PerDispatch && copy == 0 ? timestamps : nullptr,
-                      /*withReadback=*/true, counts);
+                      /*withReadback=*/true, copy == 0 ? kind : CallKind::Later, counts);
   }
   if (mode == TimestampMode::WholeProgram)
     timestamps->recordWrite(cb, 1);

@@ -274,33 +274,53 @@ Status Session::recordPrograms() {
                        uint32_t repeat) -> Status {
     state.program = &program;
     KILN_RETURN_IF_ERROR(state.commands.create(device_.handle(), device_.queueFamily()));
-    const uint32_t dispatches = program.dispatches() ? program.dispatches()->size() : 0;
+    // What a call after the first records (a first call may record more).
+    const uint32_t later = recordedDispatches(program, CallKind::Later);
     // Without timestamp support only profiling is an error; the program's GPU time
     // is then simply not reported.
     if (mode == TimestampMode::WholeProgram && device_.physical().timestampValidBits == 0)
       mode = TimestampMode::None;
-    if (mode == TimestampMode::PerDispatch && dispatches == 0)
+    if (mode == TimestampMode::PerDispatch && later == 0)
       mode = TimestampMode::None;
     if (mode != TimestampMode::None) {
       state.timestamps = std::make_unique<vk::TimestampQueries>();
       KILN_RETURN_IF_ERROR(state.timestamps->create(
-          device_.handle(), mode == TimestampMode::PerDispatch ? 2 * dispatches : 2,
+          device_.handle(), mode == TimestampMode::PerDispatch ? 2 * later : 2,
           device_.physical().timestampPeriodNs, device_.physical().timestampValidBits));
     }
     state.timestampMode = mode;
-    return recordProgram(state.commands, plan, program, inputs, state.timestamps.get(), mode,
-                         repeat, state.counts)
-        .withContext("recording program '" + program.name()->str() + "'");
+    const std::string context = "recording program '" + program.name()->str() + "'";
+    KILN_RETURN_IF_ERROR(recordProgram(state.commands, plan, program, inputs,
+                                       state.timestamps.get(), mode, repeat, CallKind::Later,
+                                       state.counts)
+                             .withContext(context));
+    // The first call's own recording: per-dispatch timestamps stay with the
+    // later calls' dispatches, so it times only the whole program, if anything.
+    state.hasFirst = hasFirstCallDispatches(program);
+    if (!state.hasFirst)
+      return okStatus();
+    KILN_RETURN_IF_ERROR(state.firstCommands.create(device_.handle(), device_.queueFamily()));
+    const TimestampMode firstMode =
+        mode == TimestampMode::WholeProgram ? mode : TimestampMode::None;
+    RecordCounts firstCounts;
+    return recordProgram(state.firstCommands, plan, program, inputs, state.timestamps.get(),
+                         firstMode, repeat, CallKind::First, firstCounts)
+        .withContext(context + " for a first call");
   };
   KILN_RETURN_IF_ERROR(recordOne(decode_, plan_.decode(),
                                  options_.profiling ? TimestampMode::PerDispatch
                                                     : TimestampMode::WholeProgram,
                                  std::max(1u, options_.decodeRepeat)));
   if (options_.profiling && plan_.decode().dispatches()) {
-    for (const kp::Dispatch *dispatch : *plan_.decode().dispatches())
+    for (uint32_t d = 0; d < plan_.decode().dispatches()->size(); ++d) {
+      const kp::Dispatch *dispatch = plan_.decode().dispatches()->Get(d);
+      if (!recordedIn(*dispatch, CallKind::Later))
+        continue;
+      profileDispatches_.push_back(d);
       profileLabels_.push_back(dispatch->label() && dispatch->label()->size()
                                    ? dispatch->label()->str()
                                    : plan.kernels()->Get(dispatch->kernel())->name()->str());
+    }
     profileMs_.assign(profileLabels_.size(), 0.0);
   }
   if (const kp::Program *prefill = plan_.prefill()) {
@@ -365,8 +385,12 @@ Status Session::runCall(ProgramState &state, const int32_t *tokens, uint32_t row
   writeParamBlock(*plan.params(), params.mapped(), values);
   KILN_RETURN_IF_ERROR(params.flush());
 
+  const bool first = firstCall_ && state.hasFirst;
+  firstCall_ = false;
   auto start = std::chrono::steady_clock::now();
-  KILN_RETURN_IF_ERROR(vk::submit(device_.queue(), state.commands.handle(), fence_.handle()));
+  KILN_RETURN_IF_ERROR(vk::submit(device_.queue(),
+                                  first ? state.firstCommands.handle() : state.commands.handle(),
+                                  fence_.handle()));
   auto submitted = std::chrono::steady_clock::now();
   KILN_RETURN_IF_ERROR(options_.spinWait ? fence_.spinAndReset(kFenceTimeoutNs)
                                          : fence_.waitAndReset(kFenceTimeoutNs));
@@ -382,7 +406,7 @@ Status Session::runCall(ProgramState &state, const int32_t *tokens, uint32_t row
   tokens_ += rows;
   position_ += rows;
 
-  if (state.timestampMode == TimestampMode::PerDispatch) {
+  if (state.timestampMode == TimestampMode::PerDispatch && !first) {
     std::vector<double> ms;
     double span = 0;
     KILN_RETURN_IF_ERROR(state.timestamps->readPairs(ms, &span));
@@ -547,8 +571,10 @@ Status Session::runPickBatch(int32_t token, uint32_t steps, kiln_step_result_t *
   }
   KILN_RETURN_IF_ERROR(batches_->flushBlocks());
   VkCommandBuffer commands;
-  KILN_RETURN_IF_ERROR(
-      fail(batches_->commandsFor(steps, stopToken.has_value(), recordInputs_, commands)));
+  KILN_RETURN_IF_ERROR(fail(batches_->commandsFor(
+      steps, stopToken.has_value(), firstCall_ ? CallKind::First : CallKind::Later,
+      recordInputs_, commands)));
+  firstCall_ = false;
 
   auto start = std::chrono::steady_clock::now();
   KILN_RETURN_IF_ERROR(fail(vk::submit(device_.queue(), commands, fence_.handle())));
@@ -615,6 +641,7 @@ Status Session::reset() {
     return failed_;
   KILN_RETURN_IF_ERROR(fail(zeroBuffers(/*stateOnly=*/true)));
   position_ = 0;
+  firstCall_ = true;
   generator_ = SplitMix64(options_.seed);
   haveLogprobs_ = false;
   return okStatus();
@@ -659,12 +686,13 @@ Status Session::profile(kiln_dispatch_profile_t *out, size_t capacity, size_t &c
   count = profileLabels_.size();
   for (size_t i = 0; i < count && i < capacity; ++i) {
     out[i].label = profileLabels_[i].c_str();
-    out[i].kernel = plan_.decode().dispatches()->Get(i)->kernel();
+    const kp::Dispatch *dispatch = plan_.decode().dispatches()->Get(profileDispatches_[i]);
+    out[i].kernel = dispatch->kernel();
     // The warm-up call stands in only while no other has run.
     bool warmupOnly = profiledCalls_ == 0 && profileWarmedUp_;
     out[i].calls = warmupOnly ? 1 : profiledCalls_;
     out[i].total_ms = warmupOnly ? warmupProfileMs_[i] : profileMs_[i];
-    out[i].estimated_us = plan_.decode().dispatches()->Get(i)->estimated_us();
+    out[i].estimated_us = dispatch->estimated_us();
   }
   return okStatus();
 }

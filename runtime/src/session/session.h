@@ -76,7 +76,11 @@ public:
 private:
   struct ProgramState {
     const kiln::plan::Program *program = nullptr;
-    vk::CommandBuffer commands;
+    vk::CommandBuffer commands; // a call after the session's first (CallKind::Later)
+    /// The session's first call, where the program has dispatches only it runs
+    /// (hasFirst; its timestamps are the whole program's, never per dispatch).
+    vk::CommandBuffer firstCommands;
+    bool hasFirst = false;
     std::unique_ptr<vk::TimestampQueries> timestamps;
     TimestampMode timestampMode = TimestampMode::None;
     RecordCounts counts;
@@ -136,6 +140,9 @@ private:
   std::unique_ptr<PickBatches> batches_; // null: the plan or options rule it out
 
   uint32_t position_ = 0;
+  /// No call has run since the state was created or reset: the next one runs the
+  /// plan's first-call dispatches (DispatchCalls::First).
+  bool firstCall_ = true;
   SplitMix64 generator_;
   std::vector<float> logprobs_;
   bool haveLogprobs_ = false;
@@ -163,6 +170,7 @@ private:
   uint64_t decodeGpuCalls_ = 0;
   uint64_t decodeCalls_ = 0;
   std::vector<std::string> profileLabels_;
+  std::vector<uint32_t> profileDispatches_; // the plan's index of each profiled dispatch
   std::vector<std::string> timedLabels_; // the last timeKernels' labels, by entry
 };
 

@@ -345,6 +345,13 @@ TEST_F(PlanVerifyTest, ZeroGrid) {
   EXPECT_NE(load(spec).find("dispatches[0].grid: dimension 1 is 0"), std::string::npos);
 }
 
+TEST_F(PlanVerifyTest, UnknownDispatchCalls) {
+  PlanSpec spec = chainPlan();
+  spec.programs[0].dispatches[1].calls = static_cast<kp::DispatchCalls>(7);
+  EXPECT_EQ(load(spec), "INVALID_ARGUMENT: plan programs[0] 'decode'.dispatches[1]: unknown calls "
+                        "(7): Every or First");
+}
+
 // Issue 12: each grid dimension was capped, the total not (65535^3 workgroups passed).
 // 65535 is within every Vulkan device's per-dimension limit.
 TEST_F(PlanVerifyTest, GridTotalTooLarge) {

@@ -114,6 +114,56 @@ TEST_F(SessionTest, ResetZeroesStateAndPosition) {
     EXPECT_EQ(s[i], 2.0f * chainW(i) * chainX(i) + 1.0f) << "i = " << i;
 }
 
+// A first-call dispatch (Dory's landmark seal) runs in the first call after the
+// session is created or reset and in no other; its barrier moves to the next dispatch.
+TEST_F(SessionTest, FirstCallDispatchRunsOnlyInTheFirstCall) {
+  PlanSpec spec = chainPlan();
+  spec.programs[0].dispatches[2].calls = kp::DispatchCalls::First; // accumulate
+  ASSERT_EQ(open(spec, writeChainWeights(dir_), /*profiling=*/true), "");
+  for (int round = 0; round < 2; ++round) {
+    const int32_t tokens[] = {5, 0, 7};
+    for (int step = 0; step < 3; ++step) {
+      ASSERT_EQ(describe(kiln_session_step(session_, tokens[step], nullptr)), "");
+      // s holds the first call's z alone: 2 (w x + 0) + 5.
+      std::vector<float> s = readback();
+      for (int i = 0; i < 8; ++i)
+        EXPECT_EQ(s[i], 2.0f * chainW(i) * chainX(i) + 5.0f)
+            << "round " << round << " step " << step << " i " << i;
+    }
+    ASSERT_EQ(describe(kiln_session_reset(session_)), "");
+  }
+  kiln_session_stats_t stats;
+  ASSERT_EQ(describe(kiln_session_stats(session_, &stats)), "");
+  EXPECT_EQ(stats.dispatches_per_token, 2u);
+  // The profile lists what a later call runs.
+  size_t count = 0;
+  ASSERT_EQ(describe(kiln_session_profile(session_, nullptr, 0, &count)), "");
+  ASSERT_EQ(count, 2u);
+  std::vector<kiln_dispatch_profile_t> entries(count);
+  ASSERT_EQ(describe(kiln_session_profile(session_, entries.data(), count, &count)), "");
+  EXPECT_STREQ(entries[0].label, "axpy");
+  EXPECT_STREQ(entries[1].label, "scale");
+  EXPECT_EQ(entries[1].kernel, 1u);
+}
+
+TEST_F(SessionTest, FirstCallDispatchPassesItsBarrierOn) {
+  PlanSpec spec = chainPlan();
+  spec.programs[0].dispatches[1].calls = kp::DispatchCalls::First; // scale
+  spec.programs[0].dispatches[2].barrier = false;                  // accumulate
+  ASSERT_EQ(open(spec, writeChainWeights(dir_)), "");
+  ASSERT_EQ(describe(kiln_session_step(session_, 3, nullptr)), "");
+  ASSERT_EQ(describe(kiln_session_step(session_, 3, nullptr)), "");
+  kiln_session_stats_t stats;
+  ASSERT_EQ(describe(kiln_session_stats(session_, &stats)), "");
+  EXPECT_EQ(stats.dispatches_per_token, 2u);
+  // Entry barrier, scale's barrier before accumulate, copy, host read.
+  EXPECT_EQ(stats.barriers_per_token, 4u);
+  // z stays the first call's (scale ran once): s = 2 z.
+  std::vector<float> s = readback();
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(s[i], 2.0f * (2.0f * chainW(i) * chainX(i) + 3.0f)) << "i = " << i;
+}
+
 TEST_F(SessionTest, PrefillWithoutPrefillProgramRunsDecodePerToken) {
   ASSERT_EQ(open(chainPlan(), writeChainWeights(dir_)), "");
   const std::vector<int32_t> prompt = {1, 2, 3};

@@ -62,6 +62,11 @@ LogicalResult StageDialect::verifyOperationAttribute(Operation *op, NamedAttribu
       return op->emitOpError("'") << name << "' must be a string";
     return success();
   }
+  if (name == kFirstCallOnlyAttr) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitOpError("'") << name << "' must be a unit attribute";
+    return success();
+  }
   if (name == kPrefetchOnlyArgsAttr) {
     auto indices = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
     if (!indices || llvm::any_of(indices.asArrayRef(), [&](int64_t i) {

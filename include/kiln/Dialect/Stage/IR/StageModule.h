@@ -36,6 +36,10 @@ inline constexpr const char *kSampledAttrName = "stage.sampled";
 /// f64 on every dispatch after kiln-fuse-dispatches (and on the launch it
 /// becomes): kernel + boundary, µs.
 inline constexpr const char *kEstimatedMicrosAttr = "stage.estimated_us";
+/// Unit attribute on a launch whose stages all act only in a session's first
+/// call (FirstCallOnly, StageTraits.h): the plan writer marks its dispatch
+/// DispatchCalls::First.
+inline constexpr const char *kFirstCallOnlyAttr = "stage.first_call_only";
 /// i64 array on a launch whose kernel prefetches (stage.prefetch): the
 /// kernel arguments only its prefetches bind. The plan writer leaves them out
 /// of a call's bytes, which counts each read once.

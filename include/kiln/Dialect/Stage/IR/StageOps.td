@@ -44,6 +44,13 @@ def Stage_Dialect : Dialect {
 class Stage_Op<string mnemonic, list<Trait> traits = []>
     : Op<Stage_Dialect, mnemonic, traits>;
 
+// A stage that acts only in a session's first call (StageTraits.h): later
+// calls find its state word set and do nothing, so the runtime leaves a
+// dispatch of only such stages out of them (plan.fbs DispatchCalls).
+def Stage_FirstCallOnly : NativeOpTrait<"FirstCallOnly"> {
+  let cppNamespace = "::kiln::stage";
+}
+
 //===----------------------------------------------------------------------===//
 // Enums
 //===----------------------------------------------------------------------===//
@@ -806,7 +813,7 @@ def Stage_FarFieldPushOp : Stage_Op<"far_field_push"> {
   let hasVerifier = 1;
 }
 
-def Stage_LandmarkCaptureOp : Stage_Op<"landmark_capture"> {
+def Stage_LandmarkCaptureOp : Stage_Op<"landmark_capture", [Stage_FirstCallOnly]> {
   let summary = "Keeps a prompt query as a landmark (seed dory_qcopy)";
   let description = [{
     While KV head kh is not sealed (`far_meta[3kh] = 0`), at a position
@@ -834,7 +841,7 @@ def Stage_LandmarkCaptureOp : Stage_Op<"landmark_capture"> {
   let hasVerifier = 1;
 }
 
-def Stage_LandmarkSealOp : Stage_Op<"landmark_seal"> {
+def Stage_LandmarkSealOp : Stage_Op<"landmark_seal", [Stage_FirstCallOnly]> {
   let summary = "Seals the captured landmarks and forms M = (K + λI)⁻¹";
   let description = [{
     Once per KV head (nothing when `far_meta[3kh] > 0`): with `last` the
@@ -849,7 +856,9 @@ def Stage_LandmarkSealOp : Stage_Op<"landmark_seal"> {
     KV head's far sums and fold counter, and stores the count last. The
     reference seals in pass 0 of the first call, after every row's prep and
     before any row attends: emit it there, after the call's captures. One
-    workgroup per KV head.
+    workgroup per KV head. A later call finds every count set (at least 1)
+    and does nothing, so the runtime records it for the first call only
+    (FirstCallOnly).
 
     ```mlir
     stage.landmark_seal landmarks(%l : memref<1x3x24xf32>) params(%p : memref<4xi32>)
