@@ -14,7 +14,7 @@ namespace kiln::stage {
 double FunctionReport::totalMicros() const {
   double total = 0;
   for (const DispatchReport &d : dispatches)
-    total += d.micros > 0 ? d.micros : 0;
+    total += d.micros > 0 && !d.firstCallOnly ? d.micros : 0;
   return total;
 }
 
@@ -31,8 +31,11 @@ FusionReport buildFusionReport(ModuleOp module) {
                                         : "(unnamed)";
       if (std::optional<StringRef> form = dispatch.getFusion())
         d.form = form->str();
-      for (Operation &op : dispatch.getBody().front())
+      d.firstCallOnly = !dispatch.getBody().front().empty();
+      for (Operation &op : dispatch.getBody().front()) {
         d.stages.push_back(op.getName().stripDialect().str());
+        d.firstCallOnly = d.firstCallOnly && op.hasTrait<FirstCallOnly>();
+      }
       if (auto e = dispatch->getAttrOfType<FloatAttr>(kEstimatedMicrosAttr))
         d.micros = e.getValueAsDouble();
       fn.dispatches.push_back(std::move(d));
@@ -49,7 +52,7 @@ std::string formatFusionReport(const FusionReport &report) {
                     (report.target.empty() ? std::string("(none)") : report.target) + "\n";
   for (const FunctionReport &fn : report.functions) {
     out += "func @" + fn.function + "\n";
-    size_t stages = 0;
+    size_t stages = 0, firstCall = 0;
     for (auto [index, d] : llvm::enumerate(fn.dispatches)) {
       std::snprintf(buffer, sizeof buffer, "  #%-3zu %10.3f us  ", index, d.micros);
       out += buffer + d.name + " [";
@@ -58,12 +61,19 @@ std::string formatFusionReport(const FusionReport &report) {
       out += "]";
       if (!d.form.empty())
         out += " " + d.form;
+      if (d.firstCallOnly)
+        out += " first_call";
       out += "\n";
-      stages += d.stages.size();
+      if (!d.firstCallOnly)
+        stages += d.stages.size();
+      firstCall += d.firstCallOnly;
     }
     std::snprintf(buffer, sizeof buffer, "%.3f us", fn.totalMicros());
-    out += "  total: " + std::to_string(fn.dispatches.size()) + " dispatches, " +
-           std::to_string(stages) + " stages, " + buffer + " per token (estimate)\n";
+    out += "  total: " + std::to_string(fn.dispatches.size() - firstCall) + " dispatches, " +
+           std::to_string(stages) + " stages, " + buffer + " per token (estimate)";
+    if (firstCall)
+      out += "; " + std::to_string(firstCall) + " more in a session's first call only";
+    out += "\n";
   }
   return out;
 }

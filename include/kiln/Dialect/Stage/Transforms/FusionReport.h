@@ -24,11 +24,13 @@ struct DispatchReport {
   std::string form;                ///< "" (one stage), one_workgroup, concurrent
   std::vector<std::string> stages; ///< op names without the dialect prefix
   double micros = -1;              ///< negative: no estimate
+  bool firstCallOnly = false;      ///< every stage FirstCallOnly: not a token's cost
 };
 
 struct FunctionReport {
   std::string function;
   std::vector<DispatchReport> dispatches;
+  /// The estimates of the dispatches a token runs (first-call ones left out).
   double totalMicros() const;
 };
 
@@ -39,7 +41,9 @@ struct FusionReport {
 
 FusionReport buildFusionReport(mlir::ModuleOp module);
 
-/// One line per dispatch, then the per-token total of each function.
+/// One line per dispatch, then the per-token total of each function (a
+/// dispatch that runs in a session's first call only is marked `first_call`
+/// and left out of the total).
 std::string formatFusionReport(const FusionReport &report);
 
 } // namespace kiln::stage
