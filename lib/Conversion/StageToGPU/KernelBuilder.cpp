@@ -149,9 +149,13 @@ SmallVector<HeldElement> KernelBuilder::held(int64_t size) {
   int64_t count = ceilDiv(size, workgroupSize);
   if (size <= 0 || count > kMaxHeldPerThread)
     return elements;
-  for (int64_t k = 0; k < count; ++k)
-    elements.push_back(rowElement(add(threadId(), index(k * workgroupSize)), size,
-                                  (k + 1) * workgroupSize > size));
+  // One op a statement: the IR must not depend on the C++ compiler's argument
+  // evaluation order.
+  for (int64_t k = 0; k < count; ++k) {
+    Value thread = threadId();
+    Value offset = index(k * workgroupSize);
+    elements.push_back(rowElement(add(thread, offset), size, (k + 1) * workgroupSize > size));
+  }
   return elements;
 }
 
