@@ -201,6 +201,12 @@ static cl::opt<int64_t> matvecGridLimit(
              "in turn (fewer workgroups to launch); 0: one a workgroup's items, up to 65535 "
              "(default: the target's matvec_grid_limit, else 0)"),
     cl::init(-1), cl::cat(kilnCategory));
+static cl::opt<bool> matvecStageInput(
+    "matvec-stage-input",
+    cl::desc("tuning: each mat-vec workgroup forms its activation (norm, silu*up, column scale, "
+             "slerp) once in workgroup memory, read there by every item it walks (pays with "
+             "--matvec-grid-limit; default false: not measured yet)"),
+    cl::init(false), cl::cat(kilnCategory));
 
 static cl::opt<bool> absorbColumnFields(
     "absorb-column-fields",
@@ -586,6 +592,8 @@ int main(int argc, char **argv) {
                     std::to_string(matvecGridLimit));
       pipeline.kernels.matvecGridLimit = matvecGridLimit;
     }
+    if (matvecStageInput.getNumOccurrences())
+      pipeline.kernels.matvecStageInput = matvecStageInput;
     if (attentionValueDims != 0) {
       const int64_t dims = attentionValueDims;
       if (dims < 1 || dims > 64 || (dims & (dims - 1)) != 0)

@@ -78,6 +78,8 @@ def ConvertStageToGPU : Pass<"convert-stage-to-gpu", "::mlir::ModuleOp"> {
            "A normed mat-vec sums its input's squares beside the dots and scales the row totals, instead of reducing the mean square first">,
     Option<"matvecGridLimit", "matvec-grid-limit", "int64_t", /*default=*/"0",
            "At most this many workgroups a mat-vec grid, walking the remaining items in turn; 0: no limit below 65535">,
+    Option<"matvecStageInput", "matvec-stage-input", "bool", /*default=*/"false",
+           "A mat-vec workgroup forms its activation once in workgroup memory for every item it walks">,
     Option<"headRowsBySubgroup", "head-rows-subgroups", "bool", /*default=*/"true",
            "head_rows: subgroups compute a cluster's rows (subgroup reductions), its log-softmax in workgroup memory, instead of workgroup items; needs subgroup-reduce">,
     Option<"vectorActivations", "vector-activations", "bool", /*default=*/"true",

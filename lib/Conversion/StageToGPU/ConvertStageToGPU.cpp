@@ -495,14 +495,15 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
   }
   if (int64_t limit = options.maxWorkgroupMemoryBytes; limit > 0) {
     int64_t bytes = workgroupMemoryBytes(func);
-    // Sums taken beside the dots widen the closing reduction; reduced before
-    // the dots instead, the kernel may fit.
+    // Sums taken beside the dots widen the closing reduction, a staged input
+    // takes its columns: without either, the kernel may fit.
     bool sumsBeside = options.matvecSlerpAfterDots || options.matvecNormAfterDots.f16 ||
-                      options.matvecNormAfterDots.q8;
+                      options.matvecNormAfterDots.q8 || options.matvecStageInput;
     if (bytes > limit && sumsBeside) {
       StageToGPUOptions narrower = options;
       narrower.matvecNormAfterDots = {};
       narrower.matvecSlerpAfterDots = false;
+      narrower.matvecStageInput = false;
       func.erase();
       func = buildKernelFunc(dispatch, name, gpuModule, args, form, shapes, shape, layout,
                              prefetch, narrower);
@@ -654,6 +655,7 @@ struct ConvertStageToGPUPass
     options.matvecScalarSums = FormatSwitch::both(matvecScalarSums);
     options.matvecNormAfterDots = FormatSwitch::both(matvecNormAfterDots);
     options.matvecGridLimit = matvecGridLimit;
+    options.matvecStageInput = matvecStageInput;
     options.matvecSlerpAfterDots = matvecSlerpAfterDots;
     options.q8DecodeByExponent = q8DecodeByExponent;
     options.headRowsBySubgroup = headRowsBySubgroup;

@@ -488,7 +488,44 @@ public:
   }
 
   /// The activation at `column` this mat-vec multiplies.
-  Value inputAt(Value column) { return activation(column, /*quad=*/false); }
+  Value inputAt(Value column) {
+    return staged ? kb.load(staged, {column}) : activation(column, /*quad=*/false);
+  }
+
+  /// With StageToGPUOptions::matvecStageInput, forms the activation of every
+  /// column once into workgroup memory (its loads a trip at a time, as in
+  /// slerpScales) behind one barrier; inputAt and inputQuad then read it
+  /// there for every item. `earlier` mat-vecs of the kernel that share this
+  /// one's input lend theirs. Every thread must reach it.
+  void stageInput(ArrayRef<MatVecRows> earlier = {}) {
+    if (!kb.options().matvecStageInput || slerpAfter)
+      return;
+    for (const MatVecRows &m : earlier)
+      if (m.staged && sharesInput(m)) {
+        staged = m.staged;
+        return;
+      }
+    const int64_t columns = op.getColumns();
+    // At most half the workgroup memory (16 KB where the target gives none):
+    // the reductions and attention-sized kernels keep the rest.
+    const int64_t budget = kb.options().maxWorkgroupMemoryBytes > 0
+                               ? kb.options().maxWorkgroupMemoryBytes / 2
+                               : 16384;
+    const int64_t padded = ceilDiv(columns, 4) * 4;
+    if (4 * padded > budget)
+      return;
+    Value buffer = kb.workgroupBuffer(padded);
+    kb.stridedTrips(columns, kMaxHeldPerThread, {},
+                    [&](const HeldElement &e) {
+                      return SmallVector<Value>{activation(e.safe, /*quad=*/false)};
+                    },
+                    [&](ValueRange, ArrayRef<Value> x, const HeldElement &e) {
+                      kb.storeHeld(x[0], buffer, e);
+                      return SmallVector<Value>{};
+                    });
+    kb.barrier();
+    staged = buffer;
+  }
 
   /// Whether inputQuad (or slerpPartQuad) can form the activations: every
   /// buffer they read has a vector view.
@@ -498,8 +535,20 @@ public:
   }
 
   /// inputAt's activations at columns 4q .. 4q + 3, from vector loads (the
-  /// same operations in the same order, lane by lane).
-  Value inputQuad(Value quad) { return activation(quad, /*quad=*/true); }
+  /// same operations in the same order, lane by lane), or from the staged
+  /// input's four columns.
+  Value inputQuad(Value quad) {
+    if (!staged)
+      return activation(quad, /*quad=*/true);
+    Value base = kb.mul(quad, kb.index(4));
+    SmallVector<Value> lanes;
+    for (int64_t k = 0; k < 4; ++k) {
+      Value column = kb.add(base, kb.index(k));
+      lanes.push_back(kb.load(staged, {column}));
+    }
+    return vector::FromElementsOp::create(kb.b, kb.loc, VectorType::get({4}, kb.b.getF32Type()),
+                                          lanes);
+  }
 
   /// The activation at `at`: a column (f32 loads), or with `quad` columns
   /// 4·at .. 4·at + 3 (the vector views, hasQuads).
@@ -827,11 +876,14 @@ private:
   Value inputView, normView, upView, colScaleView, updateView, alphaView;
   /// A slerp's operands and factors (slerpScales).
   Value update, alpha, hiddenScale, updateScale;
+  /// The activation of every column in workgroup memory (stageInput).
+  Value staged;
 };
 } // namespace
 
 void buildKernel(stage::MatVecOp op, KernelBuilder &kb) {
   MatVecRows rows(op, kb, rowsPerItem(op.getFormat(), op.getRows(), kb.options()));
+  rows.stageInput();
   int64_t workgroups =
       kb.gridWorkgroups(gridFor(rows.items(), kb.getWorkgroupSize(), kb.options()));
   // The item loop is uniform across the workgroup (or subgroup), as the
@@ -848,6 +900,8 @@ void buildRowEpilogueKernel(ArrayRef<stage::MatVecOp> ops, KernelBuilder &kb,
   matvecs.reserve(ops.size());
   for (stage::MatVecOp op : ops)
     matvecs.emplace_back(op, kb, perItem, matvecs);
+  for (size_t i = 0; i < matvecs.size(); ++i)
+    matvecs[i].stageInput(ArrayRef<MatVecRows>(matvecs).take_front(i));
   int64_t items = matvecs.front().items();
   int64_t workgroups =
       kb.gridWorkgroups(gridFor(items, kb.getWorkgroupSize(), kb.options()));

@@ -92,6 +92,13 @@ struct StageToGPUOptions {
   /// items, up to kMaxGridWorkgroups); the grid's workgroups walk the rest
   /// of the items in turn.
   int64_t matvecGridLimit = 0;
+  /// Each mat-vec workgroup forms its activation (norm, silu·up, column
+  /// scale, slerp) once, for every column, in workgroup memory, and every
+  /// item it walks reads it there, instead of forming each group's
+  /// activations again an item (pays where a workgroup walks several items:
+  /// matvecGridLimit). Not for a slerp after the dots, nor an input past
+  /// half the workgroup memory.
+  bool matvecStageInput = false;
   /// A mat-vec that takes Dory's slerp (split_k 1, workgroup items) dots
   /// each row with u = (1 − α)h and w = αo apart and sums the slerp's five
   /// products beside the dots, forming the row totals and the new h after
