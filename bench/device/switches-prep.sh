@@ -17,7 +17,7 @@ root=$(cd "$here/../.." && pwd)
 variants=${3:-$here/switches.txt}
 rm -rf "$dir"; mkdir -p "$dir"/{bin,plans,cfg}
 cp "$b"/bin/{kiln-run,kiln-bench,kiln-synth} "$dir/bin/"
-cp "$here/switches-run.sh" "$dir/"
+cp "$here/switches-run.sh" "$here/grid-run.sh" "$here/tiny-set.sh" "$dir/"
 grep -v '^#' "$variants" | grep . > "$dir/variants.txt"
 cp "$root"/examples/{embryo-1b,dory-1b}.json "$dir/cfg/"
 while read -r letter flags; do

@@ -77,6 +77,11 @@ static cl::opt<std::string> targetFile("target-file",
 static cl::opt<bool> allBarriers("all-barriers",
                                  cl::desc("debugging: a barrier before every dispatch"),
                                  cl::init(false), cl::cat(kilnCategory));
+static cl::opt<bool> everyCall(
+    "every-dispatch-every-call",
+    cl::desc("debugging: every dispatch runs in every call, Dory's landmark seals too (which "
+             "do nothing after a session's first call, and by default run in it alone)"),
+    cl::init(false), cl::cat(kilnCategory));
 static cl::opt<std::string> fusion("fusion",
                                    cl::desc("cost (default: fuse where the cost model says it "
                                             "pays) | none (one stage per dispatch)"),
@@ -684,6 +689,7 @@ int main(int argc, char **argv) {
   writer.embedSPIRV = target != "metal";
   writer.embedMSL = target != "vulkan";
   writer.barrierEveryDispatch = allBarriers;
+  writer.everyDispatchEveryCall = everyCall;
   progress.begin("compiling the kernels");
   auto kernels = ::kiln::compilePlanKernels(*module, writer.embedMSL, spirvOptions);
   progress.end();

@@ -654,7 +654,7 @@ LogicalResult PlanWriter::readProgram(func::FuncOp func, const std::vector<Logic
       dispatch.label = planKernel.name;
     if (auto estimate = launch->getAttrOfType<FloatAttr>(stage::kEstimatedMicrosAttr))
       dispatch.estimatedMicros = static_cast<float>(estimate.getValueAsDouble());
-    if (launch->hasAttr(stage::kFirstCallOnlyAttr))
+    if (launch->hasAttr(stage::kFirstCallOnlyAttr) && !options_.everyDispatchEveryCall)
       dispatch.calls = plan::DispatchCalls::First;
     // What a kernel binds only for its prefetches orders nothing: weights
     // are never written in a call, and nothing reads the sink, so neither

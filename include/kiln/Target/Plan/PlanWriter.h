@@ -34,6 +34,9 @@ struct PlanWriterOptions {
   /// A barrier before every dispatch but the first (debugging: rules out a
   /// missed dependency when a plan disagrees with the reference).
   bool barrierEveryDispatch = false;
+  /// Every dispatch in every call, first-call ones too (debugging, and the
+  /// A/B of what leaving them out of later calls saves).
+  bool everyDispatchEveryCall = false;
 };
 
 /// The serialized plan (a finished flatbuffer with identifier KPLN) of
