@@ -5,7 +5,8 @@ Kiln is checked with configs off the seeds' path; this draws them: sizes of hidd
 heads, windows, landmarks, clusters and vocabularies that no example uses, loop passes and
 exit thresholds, with and without MoE, for the native and h200 cost targets, both weight
 formats and one random tuning switch a plan (reduce widths, no fusion, subgroup items, the
-slerp inside or after the dots, tails, odd item shapes, a 32-thread attention). Each plan
+slerp inside or after the dots, tails, odd item shapes, a 32-thread attention, a limited
+mat-vec grid with the staged input, every dispatch in every call). Each plan
 runs a short greedy decode with --check-reference on the local Vulkan device (lavapipe if
 none). A failing config is kept in OUT_DIR with the command that failed.
 
@@ -29,7 +30,10 @@ SWITCHES = [[], ["--reduce-workgroup-size", "32"], ["--reduce-workgroup-size", "
             ["--no-fusion"], ["--matvec-items", "subgroup"], ["--matvec-slerp", "inside"],
             ["--matvec-slerp", "after-dots"], ["--last-workgroup-tails"],
             ["--matvec-rows-per-item", "3", "--matvec-groups-per-thread", "5"],
-            ["--attention-workgroup-size", "32"]]
+            ["--attention-workgroup-size", "32"],
+            ["--matvec-grid-limit", "3", "--matvec-stage-input"],
+            ["--matvec-grid-limit", "2", "--matvec-stage-input", "--matvec-slerp", "inside"],
+            ["--every-dispatch-every-call"]]
 
 
 def dory(rng, config):
