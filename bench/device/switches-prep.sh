@@ -15,7 +15,7 @@ b=${1:?$usage}; dir=${2:?$usage}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 variants=${3:-$here/switches.txt}
-rm -rf "$dir"; mkdir -p "$dir"/{bin,plans,cfg}
+rm -rf "$dir"; mkdir -p "$dir"/{bin,plans,cfg,tiny}
 cp "$b"/bin/{kiln-run,kiln-bench,kiln-synth} "$dir/bin/"
 cp "$here/switches-run.sh" "$here/grid-run.sh" "$here/tiny-set.sh" "$dir/"
 grep -v '^#' "$variants" | grep . > "$dir/variants.txt"
