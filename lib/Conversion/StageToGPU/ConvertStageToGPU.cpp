@@ -536,8 +536,7 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
     launch->setAttr(stage::kEstimatedMicrosAttr, estimate);
   // Stages that act only in a session's first call (Dory's landmark seal): the
   // runtime leaves their dispatch out of every later one.
-  if (llvm::all_of(dispatch.getBody().front(),
-                   [](Operation &op) { return op.hasTrait<stage::FirstCallOnly>(); }))
+  if (dispatch.runsInFirstCallOnly())
     launch->setAttr(stage::kFirstCallOnlyAttr, host.getUnitAttr());
   if (!prefetch.ops.empty()) {
     SmallVector<int64_t> prefetchOnly;

@@ -44,6 +44,15 @@ protected:
     return describe(kiln_session_create(plan_, &options, &session_));
   }
 
+  // The session's profile, every entry.
+  std::vector<kiln_dispatch_profile_t> profileEntries() {
+    size_t count = 0;
+    EXPECT_EQ(describe(kiln_session_profile(session_, nullptr, 0, &count)), "");
+    std::vector<kiln_dispatch_profile_t> entries(count);
+    EXPECT_EQ(describe(kiln_session_profile(session_, entries.data(), count, &count)), "");
+    return entries;
+  }
+
   std::vector<float> readback() {
     std::vector<float> values(8, NAN);
     EXPECT_EQ(describe(kiln_session_read_logprobs(session_, values.data(), values.size())), "");
@@ -136,11 +145,8 @@ TEST_F(SessionTest, FirstCallDispatchRunsOnlyInTheFirstCall) {
   ASSERT_EQ(describe(kiln_session_stats(session_, &stats)), "");
   EXPECT_EQ(stats.dispatches_per_token, 2u);
   // The profile lists what a later call runs.
-  size_t count = 0;
-  ASSERT_EQ(describe(kiln_session_profile(session_, nullptr, 0, &count)), "");
-  ASSERT_EQ(count, 2u);
-  std::vector<kiln_dispatch_profile_t> entries(count);
-  ASSERT_EQ(describe(kiln_session_profile(session_, entries.data(), count, &count)), "");
+  std::vector<kiln_dispatch_profile_t> entries = profileEntries();
+  ASSERT_EQ(entries.size(), 2u);
   EXPECT_STREQ(entries[0].label, "axpy");
   EXPECT_STREQ(entries[1].label, "scale");
   EXPECT_EQ(entries[1].kernel, 1u);
@@ -238,10 +244,8 @@ TEST_F(SessionTest, ProfilingReportsEveryDispatch) {
   EXPECT_EQ(first[0].calls, 1u);
   ASSERT_EQ(describe(kiln_session_step(session_, 1, nullptr)), "");
   ASSERT_EQ(describe(kiln_session_step(session_, 1, nullptr)), "");
-  ASSERT_EQ(describe(kiln_session_profile(session_, nullptr, 0, &count)), "");
-  ASSERT_EQ(count, 3u);
-  std::vector<kiln_dispatch_profile_t> entries(count);
-  ASSERT_EQ(describe(kiln_session_profile(session_, entries.data(), count, &count)), "");
+  std::vector<kiln_dispatch_profile_t> entries = profileEntries();
+  ASSERT_EQ(entries.size(), 3u);
   EXPECT_STREQ(entries[0].label, "axpy");
   EXPECT_STREQ(entries[2].label, "accumulate");
   EXPECT_EQ(entries[1].kernel, 1u);

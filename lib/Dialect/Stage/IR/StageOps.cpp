@@ -52,6 +52,13 @@ void DispatchOp::build(OpBuilder &builder, OperationState &state,
   body->push_back(new Block());
 }
 
+bool DispatchOp::runsInFirstCallOnly() {
+  Block &body = getBody().front();
+  return !body.empty() && llvm::all_of(body, [](Operation &op) {
+    return op.hasTrait<FirstCallOnly>();
+  });
+}
+
 LogicalResult DispatchOp::verify() {
   Block &block = getBody().front();
   if (block.empty())

@@ -31,11 +31,9 @@ FusionReport buildFusionReport(ModuleOp module) {
                                         : "(unnamed)";
       if (std::optional<StringRef> form = dispatch.getFusion())
         d.form = form->str();
-      d.firstCallOnly = !dispatch.getBody().front().empty();
-      for (Operation &op : dispatch.getBody().front()) {
+      for (Operation &op : dispatch.getBody().front())
         d.stages.push_back(op.getName().stripDialect().str());
-        d.firstCallOnly = d.firstCallOnly && op.hasTrait<FirstCallOnly>();
-      }
+      d.firstCallOnly = dispatch.runsInFirstCallOnly();
       if (auto e = dispatch->getAttrOfType<FloatAttr>(kEstimatedMicrosAttr))
         d.micros = e.getValueAsDouble();
       fn.dispatches.push_back(std::move(d));

@@ -161,6 +161,11 @@ def Stage_DispatchOp : Stage_Op<"dispatch", [SingleBlock, NoTerminator,
     // A dispatch skipped when skipFlag[skipWord] != 0 (Dory's early exit).
     OpBuilder<(ins "::mlir::StringRef":$name, "::mlir::Value":$skipFlag,
                    "int64_t":$skipWord)>];
+  let extraClassDeclaration = [{
+    /// Every stage of the body is FirstCallOnly (StageTraits.h): the dispatch
+    /// runs in a session's first call alone.
+    bool runsInFirstCallOnly();
+  }];
 }
 
 //===----------------------------------------------------------------------===//
