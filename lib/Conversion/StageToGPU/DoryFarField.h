@@ -24,6 +24,21 @@ void buildKernel(stage::LandmarkSealOp op, KernelBuilder &kb);
 KernelShape shapeOf(stage::ExitTestOp op, const StageToGPUOptions &o);
 void buildKernel(stage::ExitTestOp op, KernelBuilder &kb);
 
+/// The far part of window_attention for one query head (reference
+/// attendNearFar): `exponent` is c = max(nearMax, max_b f + z_b), `mass` F
+/// (0 where the far part is dropped or absent), `count` the landmarks whose
+/// values addFarValues adds (0 likewise); `gains` (workgroup memory) and
+/// `farSums` are null without a far field. Every thread must reach it; all
+/// get the same values.
+struct FarPart {
+  mlir::Value exponent, mass, count, gains, farSums;
+};
+FarPart buildFarPart(stage::WindowAttentionOp op, KernelBuilder &kb, mlir::Value kvHead,
+                     mlir::Value qBase, mlir::Value nearMax);
+/// acc + Σ_b gain_b · θ_b[dim] over the far part's landmarks, in order.
+mlir::Value addFarValues(KernelBuilder &kb, const FarPart &far, mlir::Value kvHead,
+                         mlir::Value dim, mlir::Value acc);
+
 /// Small helpers of the far-field kernels (window_attention reads the far
 /// state far_field_push writes).
 namespace farfield {

@@ -299,6 +299,13 @@ void buildRowEpilogueKernel(llvm::ArrayRef<stage::MatVecOp> ops, KernelBuilder &
 KernelShape shapeOf(stage::LastWorkgroupOp op, const StageToGPUOptions &o);
 void buildLastWorkgroupTail(stage::LastWorkgroupOp op, KernelBuilder &kb,
                             const std::function<void()> &tail);
+/// The hand-over itself: each workgroup releases its writes and adds one to
+/// `counter[word]`; the one whose add makes it `expected` (an i32) resets
+/// the word and runs `tail` (uniform in that workgroup) after acquiring
+/// every workgroup's writes. A counter word per group of workgroups lets
+/// each group have its own last (split_keys: a word per head).
+void runInLastWorkgroup(KernelBuilder &kb, mlir::Value counter, mlir::Value word,
+                        mlir::Value expected, const std::function<void()> &tail);
 /// 16-byte loads a mat-vec thread keeps in flight (rows x unrolled groups).
 constexpr int64_t kMatVecLoadsInFlight = 8;
 /// Whether mat-vec items go to subgroups (StageToGPUOptions::

@@ -33,10 +33,9 @@ static void deviceFence(KernelBuilder &kb, spirv::MemorySemantics order) {
                                  order | spirv::MemorySemantics::UniformMemory);
 }
 
-void buildLastWorkgroupTail(stage::LastWorkgroupOp op, KernelBuilder &kb,
-                            const std::function<void()> &tail) {
+void runInLastWorkgroup(KernelBuilder &kb, Value counter, Value word, Value expected,
+                        const std::function<void()> &tail) {
   OpBuilder &b = kb.b;
-  Value counter = kb.buffer(op.getCounter());
   // Every thread's writes reach device scope before the workgroup counts.
   deviceFence(kb, spirv::MemorySemantics::Release);
   kb.barrier();
@@ -47,24 +46,20 @@ void buildLastWorkgroupTail(stage::LastWorkgroupOp op, KernelBuilder &kb,
   Value zero = kb.index(0);
   Value first = arith::CmpIOp::create(b, kb.loc, arith::CmpIPredicate::eq, tid, zero);
   kb.ifThen(first, [&] {
-    Value slot = kb.index(0);
     Value one = kb.i32(1);
     Value before = memref::AtomicRMWOp::create(b, kb.loc, arith::AtomicRMWKind::addi, one,
-                                               counter, ValueRange{slot});
-    // The launched grid, whatever the plan asked for.
-    Value gridIndex = gpu::GridDimOp::create(b, kb.loc, gpu::Dimension::x);
-    Value grid = arith::IndexCastOp::create(b, kb.loc, b.getI32Type(), gridIndex);
+                                               counter, ValueRange{word});
     Value count = arith::AddIOp::create(b, kb.loc, before, one);
-    Value last = arith::CmpIOp::create(b, kb.loc, arith::CmpIPredicate::eq, count, grid);
+    Value last = arith::CmpIOp::create(b, kb.loc, arith::CmpIPredicate::eq, count, expected);
     // Every other workgroup has counted: the next dispatch starts at zero.
     kb.ifThen(last, [&] {
       Value cleared = kb.i32(0);
-      kb.store(cleared, counter, {slot});
+      kb.store(cleared, counter, {word});
     });
     Value yes = kb.f32(1.0f);
     Value no = kb.f32(0.0f);
     Value said = kb.select(last, yes, no);
-    kb.store(said, verdict, {slot});
+    kb.store(said, verdict, {zero});
   });
   kb.barrier();
   Value half = kb.f32(0.5f);
@@ -73,6 +68,18 @@ void buildLastWorkgroupTail(stage::LastWorkgroupOp op, KernelBuilder &kb,
   kb.ifThen(isLast, [&] {
     // Everyone's writes, seen from here.
     deviceFence(kb, spirv::MemorySemantics::AcquireRelease);
+    tail();
+  });
+}
+
+void buildLastWorkgroupTail(stage::LastWorkgroupOp op, KernelBuilder &kb,
+                            const std::function<void()> &tail) {
+  OpBuilder &b = kb.b;
+  // The launched grid, whatever the plan asked for.
+  Value gridIndex = gpu::GridDimOp::create(b, kb.loc, gpu::Dimension::x);
+  Value grid = arith::IndexCastOp::create(b, kb.loc, b.getI32Type(), gridIndex);
+  Value word = kb.index(0);
+  runInLastWorkgroup(kb, kb.buffer(op.getCounter()), word, grid, [&] {
     kb.setVirtualWorkgroup(kb.index(0), 1);
     tail();
     kb.setVirtualWorkgroup(Value(), 0);

@@ -39,6 +39,103 @@ constexpr int64_t kMaxHeldScores = 8;
 
 } // namespace
 
+FarPart buildFarPart(stage::WindowAttentionOp op, KernelBuilder &kb, Value kvHead,
+                     Value qBase, Value nearMax) {
+  FarPart far;
+  far.exponent = nearMax;
+  far.mass = kb.f32(0.0f);
+  far.count = kb.index(0);
+  if (!op.getLandmarks())
+    return far;
+  int64_t hd = memrefSize(op.getVRing(), 2);
+  Value scale = kb.f32(op.getScale().convertToFloat());
+  Value q = kb.buffer(op.getQ());
+  Value exponent = nearMax;
+  Value farCount, farMass, useFar, gains, farSums;
+  int64_t m = memrefSize(op.getLandmarks(), 1);
+  Value landmarks = kb.buffer(op.getLandmarks());
+  Value inverse = kb.buffer(op.getInverse());
+  farSums = kb.buffer(op.getFarSums());
+  Value meta = kb.buffer(op.getFarMeta());
+  Value metaBase = kb.mul(kvHead, kb.index(3));
+  Value sealedCount = metaIndex(kb, meta, metaBase);
+  Value folded = metaIndex(kb, meta, kb.add(metaBase, kb.index(2)));
+  Value farPresent = andI(kb, ne(kb, sealedCount, kb.index(0)),
+                          ne(kb, folded, kb.index(0)));
+  farCount = kb.select(farPresent, sealedCount, kb.index(0));
+  Value landmarkScores = kb.workgroupBuffer(m);
+  gains = kb.workgroupBuffer(m);
+  // The far state the serial sums below read, staged in workgroup memory
+  // first (every load in flight at once) instead of one round trip to
+  // global memory a step of each serial sum.
+  Value logScales = kb.workgroupBuffer(m), masses = kb.workgroupBuffer(m),
+        inverseHere = kb.workgroupBuffer(m * m);
+  landmarkDots(kb, farCount, m, hd, scale, landmarkScores,
+               [&](Value a, Value d) { return kb.load(landmarks, {kvHead, a, d}); },
+               [&](Value d) { return kb.load(q, {kb.add(qBase, d)}); });
+  kb.strided(farCount, [&](Value b) {
+    // One load a statement (argument evaluation order is unspecified).
+    Value logScale = kb.load(farSums, {kvHead, b, kb.index(0)});
+    kb.store(logScale, logScales, {b});
+    Value mass = kb.load(farSums, {kvHead, b, kb.index(1)});
+    kb.store(mass, masses, {b});
+  });
+  // Only the farCount x farCount corner the sums read (none before the
+  // first seal), at a·m + b.
+  kb.strided(kb.mul(farCount, farCount), [&](Value i) {
+    Value a = kb.div(i, farCount), b = kb.rem(i, farCount);
+    kb.store(kb.load(inverse, {kvHead, a, b}), inverseHere,
+             {kb.add(kb.mul(a, kb.index(m)), b)});
+  });
+  kb.barrier();
+  Value f = serial(kb, farCount, kb.f32(kMostNegative), [&](Value a, Value acc) {
+    return kb.fmax(acc, kb.load(landmarkScores, {a}));
+  });
+  auto logScale = [&](Value b) { return kb.load(logScales, {b}); };
+  exponent = serial(kb, farCount, exponent, [&](Value b, Value acc) {
+    return kb.fmax(acc, kb.fadd(f, logScale(b)));
+  });
+  Value c = exponent;
+  kb.strided(farCount, [&](Value b) {
+    Value u = serial(kb, farCount, kb.f32(0.0f), [&](Value a, Value acc) {
+      Value e = kb.exp(kb.fsub(kb.load(landmarkScores, {a}), f));
+      Value at = kb.add(kb.mul(a, kb.index(m)), b);
+      return kb.fadd(acc, kb.fmul(e, kb.load(inverseHere, {at})));
+    });
+    if (op.getRectify())
+      u = kb.fmax(u, kb.f32(0.0f));
+    Value gain = kb.fmul(u, kb.exp(kb.fsub(kb.fadd(f, logScale(b)), c)));
+    kb.store(gain, gains, {b});
+  });
+  kb.barrier();
+  Value mass = serial(kb, farCount, kb.f32(0.0f), [&](Value b, Value acc) {
+    Value gain = kb.load(gains, {b});
+    return kb.fadd(acc, kb.fmul(gain, kb.load(masses, {b})));
+  });
+  // A negative far mass drops the far part, as the seed and the reference.
+  useFar = andI(kb, farPresent, fge(kb, mass, kb.f32(0.0f)));
+  farMass = kb.select(useFar, mass, kb.f32(0.0f));
+  farCount = kb.select(useFar, farCount, kb.index(0));
+  far.exponent = exponent;
+  far.mass = farMass;
+  far.count = farCount;
+  far.gains = gains;
+  far.farSums = farSums;
+  return far;
+}
+
+Value addFarValues(KernelBuilder &kb, const FarPart &far, Value kvHead, Value dim, Value acc) {
+  if (!far.farSums)
+    return acc;
+  Value thetaAt = kb.add(dim, kb.index(2));
+  // In order, as the reference; a few terms a trip so their loads are in
+  // flight together.
+  return kb.sumSteps(kb.index(0), far.count, kb.index(1), acc, 4, [&](Value b) {
+    Value gain = kb.load(far.gains, {b});
+    return kb.fmul(gain, kb.load(far.farSums, {kvHead, b, thetaAt}));
+  });
+}
+
 KernelShape shapeOf(stage::WindowAttentionOp op, const StageToGPUOptions &o) {
   int64_t hd = memrefSize(op.getVRing(), 2);
   int64_t heads = memrefSize(op.getQ(), 0) / hd;
@@ -51,8 +148,7 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
   int64_t qh = memrefSize(op.getQ(), 0) / hd;
   int64_t window = static_cast<int64_t>(op.getWindow());
   const int64_t dims = dimsPerValueWorkgroup(hd, kb.options()), slices = hd / dims;
-  Value scale = kb.f32(op.getScale().convertToFloat());
-  Value q = kb.buffer(op.getQ()), scores = kb.buffer(op.getScores());
+  Value scores = kb.buffer(op.getScores());
   Value vRing = kb.buffer(op.getVRing());
   Value out = kb.buffer(op.getOut());
   int64_t ns = op.getNumSinks();
@@ -109,73 +205,9 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
   Value exponent = kb.reduce(localMax, ReduceKind::Max);
 
   // The far part (reference attendNearFar, seed dory_ofar).
-  Value farCount = kb.index(0), farMass = kb.f32(0.0f), useFar, gains, farSums;
-  if (op.getLandmarks()) {
-    int64_t m = memrefSize(op.getLandmarks(), 1);
-    Value landmarks = kb.buffer(op.getLandmarks());
-    Value inverse = kb.buffer(op.getInverse());
-    farSums = kb.buffer(op.getFarSums());
-    Value meta = kb.buffer(op.getFarMeta());
-    Value metaBase = kb.mul(kvHead, kb.index(3));
-    Value sealedCount = metaIndex(kb, meta, metaBase);
-    Value folded = metaIndex(kb, meta, kb.add(metaBase, kb.index(2)));
-    Value farPresent = andI(kb, ne(kb, sealedCount, kb.index(0)),
-                            ne(kb, folded, kb.index(0)));
-    farCount = kb.select(farPresent, sealedCount, kb.index(0));
-    Value landmarkScores = kb.workgroupBuffer(m);
-    gains = kb.workgroupBuffer(m);
-    // The far state the serial sums below read, staged in workgroup memory
-    // first (every load in flight at once) instead of one round trip to
-    // global memory a step of each serial sum.
-    Value logScales = kb.workgroupBuffer(m), masses = kb.workgroupBuffer(m),
-          inverseHere = kb.workgroupBuffer(m * m);
-    landmarkDots(kb, farCount, m, hd, scale, landmarkScores,
-                 [&](Value a, Value d) { return kb.load(landmarks, {kvHead, a, d}); },
-                 [&](Value d) { return kb.load(q, {kb.add(qBase, d)}); });
-    kb.strided(farCount, [&](Value b) {
-      // One load a statement (argument evaluation order is unspecified).
-      Value logScale = kb.load(farSums, {kvHead, b, kb.index(0)});
-      kb.store(logScale, logScales, {b});
-      Value mass = kb.load(farSums, {kvHead, b, kb.index(1)});
-      kb.store(mass, masses, {b});
-    });
-    // Only the farCount x farCount corner the sums read (none before the
-    // first seal), at a·m + b.
-    kb.strided(kb.mul(farCount, farCount), [&](Value i) {
-      Value a = kb.div(i, farCount), b = kb.rem(i, farCount);
-      kb.store(kb.load(inverse, {kvHead, a, b}), inverseHere,
-               {kb.add(kb.mul(a, kb.index(m)), b)});
-    });
-    kb.barrier();
-    Value f = serial(kb, farCount, kb.f32(kMostNegative), [&](Value a, Value acc) {
-      return kb.fmax(acc, kb.load(landmarkScores, {a}));
-    });
-    auto logScale = [&](Value b) { return kb.load(logScales, {b}); };
-    exponent = serial(kb, farCount, exponent, [&](Value b, Value acc) {
-      return kb.fmax(acc, kb.fadd(f, logScale(b)));
-    });
-    Value c = exponent;
-    kb.strided(farCount, [&](Value b) {
-      Value u = serial(kb, farCount, kb.f32(0.0f), [&](Value a, Value acc) {
-        Value e = kb.exp(kb.fsub(kb.load(landmarkScores, {a}), f));
-        Value at = kb.add(kb.mul(a, kb.index(m)), b);
-        return kb.fadd(acc, kb.fmul(e, kb.load(inverseHere, {at})));
-      });
-      if (op.getRectify())
-        u = kb.fmax(u, kb.f32(0.0f));
-      Value gain = kb.fmul(u, kb.exp(kb.fsub(kb.fadd(f, logScale(b)), c)));
-      kb.store(gain, gains, {b});
-    });
-    kb.barrier();
-    Value mass = serial(kb, farCount, kb.f32(0.0f), [&](Value b, Value acc) {
-      Value gain = kb.load(gains, {b});
-      return kb.fadd(acc, kb.fmul(gain, kb.load(masses, {b})));
-    });
-    // A negative far mass drops the far part, as the seed and the reference.
-    useFar = andI(kb, farPresent, fge(kb, mass, kb.f32(0.0f)));
-    farMass = kb.select(useFar, mass, kb.f32(0.0f));
-    farCount = kb.select(useFar, farCount, kb.index(0));
-  }
+  FarPart far = buildFarPart(op, kb, kvHead, qBase, exponent);
+  exponent = far.exponent;
+  Value farMass = far.mass;
 
   Value localSum;
   if (holdScores) {
@@ -205,16 +237,7 @@ void buildKernel(stage::WindowAttentionOp op, KernelBuilder &kb) {
         [&](Value u) { return kb.load(weights, {u}); },
         [&](Value u, Value at) { return kb.load(sinkV, {kvHead, u, at}); },
         [&](Value slot, Value at) { return kb.load(vRing, {kvHead, slot, at}); });
-    if (withFar && op.getLandmarks()) {
-      Value thetaAt = kb.add(dim, kb.index(2));
-      // In order, as the reference; a few terms a trip so their loads are
-      // in flight together.
-      acc = kb.sumSteps(kb.index(0), farCount, kb.index(1), acc, 4, [&](Value b) {
-        Value gain = kb.load(gains, {b});
-        return kb.fmul(gain, kb.load(farSums, {kvHead, b, thetaAt}));
-      });
-    }
-    return acc;
+    return withFar ? addFarValues(kb, far, kvHead, dim, acc) : acc;
   };
   auto storeOut = [&](Value d, Value acc) {
     Value dimAt = kb.add(dimBase, d);

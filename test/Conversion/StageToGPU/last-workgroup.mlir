@@ -13,14 +13,14 @@
 // CHECK-SAME:   %[[COUNTER:arg[0-9]+]]: memref<4xi32>
 // CHECK-SAME:   workgroup({{.*}}, %[[VERDICT:arg[0-9]+]] : memref<1xf32, #gpu.address_space<workgroup>>)
 // CHECK:        memref.store {{.*}} : memref<256xf32>
+// CHECK:        %[[GRID:.*]] = gpu.grid_dim  x
+// CHECK-NEXT:   %[[GRID32:.*]] = arith.index_cast %[[GRID]] : index to i32
 // CHECK:        spirv.MemoryBarrier <Device>, <Release|UniformMemory>
 // CHECK-NEXT:   gpu.barrier
 // CHECK:        %[[TID:.*]] = gpu.thread_id  x
 // CHECK:        %[[FIRST:.*]] = arith.cmpi eq, %[[TID]]
 // CHECK-NEXT:   scf.if %[[FIRST]] {
 // CHECK:          %[[BEFORE:.*]] = memref.atomic_rmw addi %{{.*}}, %[[COUNTER]][%{{.*}}] : (i32, memref<4xi32>) -> i32
-// CHECK-NEXT:     %[[GRID:.*]] = gpu.grid_dim  x
-// CHECK-NEXT:     %[[GRID32:.*]] = arith.index_cast %[[GRID]] : index to i32
 // CHECK-NEXT:     %[[COUNT:.*]] = arith.addi %[[BEFORE]]
 // CHECK-NEXT:     %[[LAST:.*]] = arith.cmpi eq, %[[COUNT]], %[[GRID32]] : i32
 // CHECK-NEXT:     scf.if %[[LAST]] {
