@@ -66,6 +66,8 @@ void addFusionPasses(OpPassManager &pm, const KilnPipelineOptions &options) {
   fuse.fuse = options.fusion;
   fuse.position = options.position;
   fuse.lastWorkgroupTails = options.lastWorkgroupTails;
+  fuse.splitAttention = options.splitAttention;
+  fuse.blockKeys = options.blockKeys;
   pm.addPass(stage::createKilnFuseDispatches(fuse));
   if (options.fusion) {
     // Prefetches ride in the fused dispatches, sized by their estimates.

@@ -227,6 +227,18 @@ static cl::opt<bool> lastWorkgroupTails(
              "slower on the H200; docs/fusion.md)"),
     cl::init(false), cl::cat(kilnCategory));
 
+static cl::opt<bool> splitAttention(
+    "split-attention",
+    cl::desc("tuning: each attention (its key scores, softmax and value sums) runs as one kernel "
+             "over blocks of keys, the last workgroup of each head combining them exactly "
+             "(default false until measured; docs/fusion.md, \"Split keys\")"),
+    cl::init(false), cl::cat(kilnCategory));
+
+static cl::opt<int64_t> blockKeys(
+    "block-keys",
+    cl::desc("tuning: keys one --split-attention workgroup scores and sums (default 64)"),
+    cl::init(64), cl::cat(kilnCategory));
+
 static cl::opt<bool> mergeKernels(
     "merge-kernels",
     cl::desc("one kernel (one pipeline) for dispatches whose kernels are identical, e.g. the "
@@ -434,6 +446,10 @@ int main(int argc, char **argv) {
   }
   pipeline.prefetchFromMatvecs = prefetchFromMatvecs;
   pipeline.lastWorkgroupTails = lastWorkgroupTails;
+  if (blockKeys < 1 || blockKeys > 4096)
+    return fail("--block-keys must be in [1, 4096], not " + std::to_string(blockKeys));
+  pipeline.splitAttention = splitAttention;
+  pipeline.blockKeys = blockKeys;
   pipeline.absorbColumnFields = absorbColumnFields;
   pipeline.kernels.mergeIdenticalKernels = mergeKernels;
   std::string costTargetName = costTarget;

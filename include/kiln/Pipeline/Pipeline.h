@@ -63,6 +63,11 @@ struct KilnPipelineOptions {
   /// Off: measured slower on an H200 (dory-1b f16 401.2 -> 323.0 tokens/s,
   /// docs/performance.md).
   bool lastWorkgroupTails = false;
+  /// With fusion: each key_scores dispatch and the attention dispatch that
+  /// reads its scores run as one split_keys kernel (kiln-fuse-dispatches'
+  /// `split-attention`), blocks of `blockKeys` keys a workgroup.
+  bool splitAttention = false;
+  int64_t blockKeys = 64;
   /// The session position the cost model prices attention at; -1: a full
   /// window (docs/cost-model.md).
   int64_t position = -1;

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "DoryFarField.h"
 #include "KernelBuilder.h"
+#include "KeyScores.h"
 #include "Prefetch.h"
 #include "VectorViews.h"
 
@@ -44,7 +45,7 @@ FailureOr<KernelShape> shapeOfStage(Operation *op, const StageToGPUOptions &o) {
           [&](Operation *e) { return shapeOfElementwise(e, o); })
       .Case<stage::WindowAttentionOp, stage::FarFieldPushOp,
             stage::LandmarkCaptureOp, stage::LandmarkSealOp, stage::ExitTestOp,
-            stage::LastWorkgroupOp>(
+            stage::LastWorkgroupOp, stage::KeyBlocksOp>(
           [&](auto stageOp) { return shapeOf(stageOp, o); })
       .Default([](Operation *other) -> FailureOr<KernelShape> {
         return other->emitOpError("has no GPU kernel"), failure();
@@ -128,6 +129,12 @@ LogicalResult fusedShape(stage::DispatchOp dispatch, stage::FusionForm form,
     // The lead's own grid; the tail runs in one of its workgroups, at its
     // width.
     shape = shapes.front();
+    return success();
+  }
+  if (form == stage::FusionForm::SplitKeys) {
+    SmallVector<Operation *> ops = stagesOf(body);
+    shape = splitKeysShape(cast<stage::KeyScoresOp>(ops[0]), cast<stage::KeyBlocksOp>(ops[1]),
+                           options);
     return success();
   }
   if (form == stage::FusionForm::RowEpilogue) {
@@ -250,6 +257,12 @@ void buildFused(Block &body, stage::FusionForm form,
     buildLastWorkgroupTail(cast<stage::LastWorkgroupOp>(ops[1]), kb, [&] {
       buildInOneWorkgroup(ArrayRef<Operation *>(ops).drop_front(2), shapes.drop_front(2), kb);
     });
+    return;
+  }
+  if (form == stage::FusionForm::SplitKeys) {
+    SmallVector<Operation *> ops = stagesOf(body);
+    buildSplitKeys(cast<stage::KeyScoresOp>(ops[0]), cast<stage::KeyBlocksOp>(ops[1]), ops[2],
+                   kb);
     return;
   }
   if (form == stage::FusionForm::RowEpilogue) {

@@ -100,7 +100,9 @@ Value sumWeightedValues(KernelBuilder &kb, const KeyWalk &walk, Value d, Value f
   Value ringFirst = first;
   if (walk.sinks > 0) {
     Value sinks = kb.index(walk.sinks);
-    acc = kb.sumSteps(first, sinks, step, acc, 1, [&](Value u) {
+    // A walk cut short (a split_keys block) may end among the sinks.
+    Value sinksEnd = kb.min(sinks, walk.count);
+    acc = kb.sumSteps(first, sinksEnd, step, acc, 1, [&](Value u) {
       return kb.fmul(weight(u), sinkValue(u, d));
     });
     // The first of this lane's keys at or past the sinks.
@@ -121,30 +123,33 @@ KernelShape shapeOf(stage::KeyScoresOp op, const StageToGPUOptions &o) {
   return {width, heads * blocks};
 }
 
-void buildKernel(stage::KeyScoresOp op, KernelBuilder &kb) {
+KeyWalk scoreKeys(stage::KeyScoresOp op, KernelBuilder &kb, Value head, Value first,
+                  int64_t span, const std::function<void(Value u, Value score)> &store) {
   int64_t kvh = memrefSize(op.getKRing(), 0), cap = memrefSize(op.getKRing(), 1),
           hd = memrefSize(op.getKRing(), 2);
   int64_t qh = memrefSize(op.getQ(), 0) / hd;
   int64_t sinks = op.getNumSinks();
   const int64_t width = kb.getWorkgroupSize();
-  const ScoreGeometry geometry = scoreGeometry(hd, width);
-  const int64_t blockKeys = geometry.block();
-  const int64_t blocks = ceilDiv(memrefSize(op.getScores(), 1), blockKeys);
+  ScoreGeometry geometry = scoreGeometry(hd, width);
+  // A trip covers no more than the span (a split_keys block of few keys).
+  geometry.keysPerLane = std::clamp<int64_t>(span / geometry.keysPerPass, 1,
+                                             geometry.keysPerLane);
+  const int64_t tripKeys = geometry.block();
+  const int64_t trips = ceilDiv(span, tripKeys);
   Value q = kb.buffer(op.getQ()), kRing = kb.buffer(op.getKRing());
   // Sinks take their own query only when one is given (Embryo's un-rotated q).
   Value sinkQ = op.getSinkQ() ? kb.buffer(op.getSinkQ()) : Value();
   Value sinkK = sinks > 0 ? kb.buffer(op.getSinkK()) : Value();
-  Value scores = kb.buffer(op.getScores());
   Value partials = kb.workgroupBuffer(width * geometry.keysPerLane);
 
-  Value head = kb.div(kb.workgroupId(), kb.index(blocks));
-  Value first = kb.mul(kb.rem(kb.workgroupId(), kb.index(blocks)), kb.index(blockKeys));
   Value position = kb.paramIndex(kb.buffer(op.getParams()),
                                  static_cast<int64_t>(op.getPositionWord()));
   KeyWalk walk = walkKeys(kb, head, qh, kvh, cap, sinks, position,
                           [&](int64_t g) { return op.getWindowOf(g); });
   Value qBase = kb.mul(head, kb.index(hd));
   Value scale = kb.f32(op.getScale().convertToFloat());
+  // The keys this workgroup scores end at the span or the walk.
+  Value limit = kb.min(kb.add(first, kb.index(span)), walk.count);
 
   Value thread = kb.threadId();
   Value lane = kb.rem(thread, kb.index(geometry.lanes));
@@ -166,14 +171,12 @@ void buildKernel(stage::KeyScoresOp op, KernelBuilder &kb) {
     if (sinkQ)
       sinkQueries.push_back(held(sinkQ));
   }
-  // A block past the head's keys (early positions) has nothing to do; the
-  // test is the same in every thread, so the barriers below stay uniform.
-  kb.ifThen(kb.ult(first, walk.count), [&] {
+  auto trip = [&](Value tripFirst) {
     Value last = kb.sub(walk.count, kb.index(1));
     // Every load of the lane's keys first, then the dots.
     SmallVector<Value> keys, dots;
     for (int64_t k = 0; k < geometry.keysPerLane; ++k)
-      keys.push_back(kb.add(first, kb.add(kb.index(k * geometry.keysPerPass), slot)));
+      keys.push_back(kb.add(tripFirst, kb.add(kb.index(k * geometry.keysPerPass), slot)));
     // The K x P key values, key by key (value i of key k at k·P + i). Key k
     // of a lane is key first + k·(W/G) + slot, so it can be a sink only where
     // k·(W/G) < sinks (first >= 0); with `withSinks` such a key loads its sink
@@ -204,7 +207,7 @@ void buildKernel(stage::KeyScoresOp op, KernelBuilder &kb) {
     // profile against Dory's 6.0 for the same keys without sinks).
     SmallVector<Value> loaded =
         sinks > 0 ? kb.ifThenElseValues(
-                        kb.ult(first, kb.index(sinks)), [&] { return loadRows(true); },
+                        kb.ult(tripFirst, kb.index(sinks)), [&] { return loadRows(true); },
                         [&] { return loadRows(false); })
                   : loadRows(false);
     for (int64_t k = 0; k < geometry.keysPerLane; ++k) {
@@ -236,11 +239,36 @@ void buildKernel(stage::KeyScoresOp op, KernelBuilder &kb) {
       Value total = kb.load(partials, {from});
       for (int64_t j = 1; j < geometry.lanes; ++j)
         total = kb.fadd(total, kb.load(partials, {kb.add(from, kb.index(j))}));
-      Value u = kb.add(first, t);
-      kb.ifThen(kb.ult(u, walk.count),
-                [&] { kb.store(kb.fmul(total, scale), scores, {head, u}); });
+      Value u = kb.add(tripFirst, t);
+      kb.ifThen(kb.ult(u, limit), [&] { store(u, kb.fmul(total, scale)); });
     });
-  });
+  };
+  // A block past the head's keys (early positions) has nothing to do; the
+  // test is the same in every thread, so the barriers below stay uniform.
+  if (trips == 1) {
+    kb.ifThen(kb.ult(first, limit), [&] { trip(first); });
+  } else {
+    kb.forLoop(kb.index(0), kb.index(trips), kb.index(1), [&](Value t) {
+      Value tripFirst = kb.add(first, kb.mul(t, kb.index(tripKeys)));
+      kb.ifThen(kb.ult(tripFirst, limit), [&] {
+        trip(tripFirst);
+        // The next trip overwrites the partials this one's sums read.
+        kb.barrier();
+      });
+    });
+  }
+  return walk;
+}
+
+void buildKernel(stage::KeyScoresOp op, KernelBuilder &kb) {
+  int64_t hd = memrefSize(op.getKRing(), 2);
+  const int64_t blockKeys = keysPerScoreWorkgroup(hd, kb.getWorkgroupSize());
+  const int64_t blocks = ceilDiv(memrefSize(op.getScores(), 1), blockKeys);
+  Value scores = kb.buffer(op.getScores());
+  Value head = kb.div(kb.workgroupId(), kb.index(blocks));
+  Value first = kb.mul(kb.rem(kb.workgroupId(), kb.index(blocks)), kb.index(blockKeys));
+  scoreKeys(op, kb, head, first, blockKeys,
+            [&](Value u, Value score) { kb.store(score, scores, {head, u}); });
 }
 
 void sumValueSlices(KernelBuilder &kb, int64_t hd, Value partials,

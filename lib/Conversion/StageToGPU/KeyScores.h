@@ -47,6 +47,14 @@ KeyWalk walkKeys(KernelBuilder &kb, mlir::Value head, int64_t qh, int64_t kvh,
                  int64_t capacity, int64_t sinks, mlir::Value position,
                  const std::function<int64_t(int64_t)> &windowOf);
 
+/// Scores query head `head`'s keys first ... first + span − 1 (those of its
+/// walk) as stage.key_scores does, passing each to `store(u, q·k_u·scale)`
+/// (run by one thread per key); a trip of the workgroup's lanes at a time.
+/// Returns the head's walk.
+KeyWalk scoreKeys(stage::KeyScoresOp op, KernelBuilder &kb, mlir::Value head,
+                  mlir::Value first, int64_t span,
+                  const std::function<void(mlir::Value u, mlir::Value score)> &store);
+
 /// init + Σ weight(u) · value(u, d) over the walk's keys u = first, first +
 /// step, ... : the sinks' values from `sinkValue(u, d)`, the ring's from
 /// `ringValue(slot, d)` (several keys' loads in flight a trip).
@@ -67,6 +75,16 @@ void sumValueSlices(
     const std::function<mlir::Value(mlir::Value d, mlir::Value first, mlir::Value step)> &slice,
     const std::function<mlir::Value(mlir::Value d, mlir::Value step)> &firstSlice,
     const std::function<void(mlir::Value d, mlir::Value total)> &store);
+
+/// The `split_keys` form (SplitKeys.cpp): a workgroup per (head, block of
+/// `block_keys` keys) at the attention width; the marker itself has no grid.
+KernelShape splitKeysShape(stage::KeyScoresOp scores, stage::KeyBlocksOp blocks,
+                           const StageToGPUOptions &o);
+KernelShape shapeOf(stage::KeyBlocksOp op, const StageToGPUOptions &o);
+/// The kernel of [scores, blocks, tail] (tail: stage.attention or
+/// stage.window_attention).
+void buildSplitKeys(stage::KeyScoresOp scores, stage::KeyBlocksOp blocks,
+                    mlir::Operation *tail, KernelBuilder &kb);
 
 } // namespace kiln
 

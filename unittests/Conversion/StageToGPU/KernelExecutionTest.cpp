@@ -118,8 +118,14 @@ protected:
                     spirv::SPIRVDialect>();
   }
 
+  /// blockKeys > 0: one split_keys kernel of blocks of that many keys
+  /// (returns, in `straddling`, how many blocks the combine weighs again);
+  /// keySpread widens the keys' range, so a head's scores spread past the
+  /// e^-16 floor.
   void checkAttention(int64_t qh, int64_t kvh, int64_t hd, int64_t W, int64_t ns,
-                      int64_t pos, const std::vector<int64_t> &groupWindows);
+                      int64_t pos, const std::vector<int64_t> &groupWindows,
+                      int64_t blockKeys = 0, float keySpread = 3.0f,
+                      int64_t *straddling = nullptr);
 
   /// Lowers the module's single dispatch and runs it over `buffers` (in the
   /// order of first use by the stages).
@@ -458,11 +464,50 @@ func.func @f(%cq: memref<84xf32>, %z: memref<60xf32>, %a: memref<3xf32>, %b: mem
 /// e^-16 floor drops keys.
 void KernelExecution::checkAttention(int64_t qh, int64_t kvh, int64_t hd, int64_t W,
                                      int64_t ns, int64_t pos,
-                                     const std::vector<int64_t> &groupWindows) {
+                                     const std::vector<int64_t> &groupWindows,
+                                     int64_t blockKeys, float keySpread,
+                                     int64_t *straddling) {
   std::vector<float> qr = rng.uniform(qh * hd, -3, 3), qp = rng.uniform(qh * hd, -3, 3),
-                     kr = rng.uniform(kvh * W * hd, -3, 3), vr = rng.uniform(kvh * W * hd),
+                     kr = rng.uniform(kvh * W * hd, -keySpread, keySpread),
+                     vr = rng.uniform(kvh * W * hd),
                      sk = rng.uniform(kvh * ns * hd, -3, 3), sv = rng.uniform(kvh * ns * hd);
   std::vector<int32_t> params = {3, int32_t(pos), 0, 0};
+  // A dropped key's weight is below e^-16 of the largest: to see whether a
+  // kernel drops it, its value is made loud (1e6) where every query head of
+  // its KV head drops it.
+  if (keySpread > 3.0f) {
+    std::vector<std::vector<bool>> heard(kvh, std::vector<bool>(ns + W, false));
+    for (int64_t h = 0; h < qh; ++h) {
+      int64_t g = h / (qh / kvh);
+      std::vector<std::pair<float, int64_t>> keyScores; // (score, sink u or ns + slot)
+      for (int64_t u = 0; u < ns; ++u) {
+        float s = 0;
+        for (int64_t d = 0; d < hd; ++d)
+          s += qp[h * hd + d] * sk[(g * ns + u) * hd + d];
+        keyScores.push_back({s * float(1.0 / std::sqrt(double(hd))), u});
+      }
+      for (int64_t back = 0; back < std::min<int64_t>(pos + 1, groupWindows[g]); ++back) {
+        int64_t slot = ((pos - back) % W + W) % W;
+        float s = 0;
+        for (int64_t d = 0; d < hd; ++d)
+          s += qr[h * hd + d] * kr[(g * W + slot) * hd + d];
+        keyScores.push_back({s * float(1.0 / std::sqrt(double(hd))), ns + slot});
+      }
+      float mx = -INFINITY;
+      for (auto [s, key] : keyScores)
+        mx = std::max(mx, s);
+      for (auto [s, key] : keyScores)
+        if (s - mx >= -16)
+          heard[g][key] = true;
+    }
+    for (int64_t g = 0; g < kvh; ++g)
+      for (int64_t key = 0; key < ns + W; ++key) {
+        if (heard[g][key])
+          continue;
+        float *row = key < ns ? &sv[(g * ns + key) * hd] : &vr[(g * W + key - ns) * hd];
+        std::fill(row, row + hd, 1e6f);
+      }
+  }
   auto n = [](int64_t v) { return std::to_string(v); };
   std::string q = "memref<" + n(qh * hd) + "xf32>";
   std::string ring = "memref<" + n(kvh) + "x" + n(W) + "x" + n(hd) + "xf32>";
@@ -473,40 +518,75 @@ void KernelExecution::checkAttention(int64_t qh, int64_t kvh, int64_t hd, int64_
     windows += (windows.empty() ? "" : ", ") + n(w);
   char scale[32];
   std::snprintf(scale, sizeof scale, "%.9g", 1.0 / std::sqrt(double(hd)));
-  // Two kernels, as a plan runs them: the scores, then the weights and values
-  // (without sinks, no sink operands at all).
   const bool sinks = ns > 0;
-  std::vector<Bytes> scoring = {bytesOf(qr)};
-  if (sinks)
-    scoring.push_back(bytesOf(qp));
-  scoring.push_back(bytesOf(kr));
-  if (sinks)
-    scoring.push_back(bytesOf(sk));
-  scoring.push_back(bytesOf(params));
-  scoring.push_back(bytesOf(std::vector<float>(qh * (ns + W))));
-  run("func.func @f(%qr: " + q + ", %qp: " + q + ", %kr: " + ring +
-          (sinks ? ", %sk: " + sink : "") + ", %p: memref<4xi32>, %s: " + scores + ") {\n"
-          "  stage.dispatch \"scores\" {\n"
-          "    stage.key_scores q(%qr : " + q + ")" + (sinks ? " sink_q(%qp : " + q + ")" : "") +
-          "\n        k_ring(%kr : " + ring + ")" + (sinks ? " sink_k(%sk : " + sink + ")" : "") +
-          "\n        params(%p : memref<4xi32>) scores(%s : " + scores + ")\n"
-          "        {group_windows = array<i64: " + windows + ">, scale = " + scale + " : f32}\n"
-          "  }\n  return\n}",
-      scoring);
-  std::vector<Bytes> buffers = {scoring.back(), bytesOf(vr)};
-  if (sinks)
-    buffers.push_back(bytesOf(sv));
-  buffers.push_back(bytesOf(params));
-  buffers.push_back(bytesOf(std::vector<float>(qh * hd)));
-  run("func.func @f(%s: " + scores + ", %vr: " + ring + (sinks ? ", %sv: " + sink : "") +
-          ", %p: memref<4xi32>, %o: " + q + ") {\n"
-          "  stage.dispatch \"attend\" {\n"
-          "    stage.attention scores(%s : " + scores + ") v_ring(%vr : " + ring + ")" +
-          (sinks ? " sink_v(%sv : " + sink + ")" : "") +
-          "\n        params(%p : memref<4xi32>) out(%o : " + q + ") {group_windows = array<i64: " +
-          windows + ">}\n"
-          "  }\n  return\n}",
-      buffers);
+  std::string scoreStage =
+      "    stage.key_scores q(%qr : " + q + ")" + (sinks ? " sink_q(%qp : " + q + ")" : "") +
+      "\n        k_ring(%kr : " + ring + ")" + (sinks ? " sink_k(%sk : " + sink + ")" : "") +
+      "\n        params(%p : memref<4xi32>) scores(%s : " + scores + ")\n"
+      "        {group_windows = array<i64: " + windows + ">, scale = " + scale + " : f32}\n";
+  std::string attendStage =
+      "    stage.attention scores(%s : " + scores + ") v_ring(%vr : " + ring + ")" +
+      (sinks ? " sink_v(%sv : " + sink + ")" : "") +
+      "\n        params(%p : memref<4xi32>) out(%o : " + q + ") {group_windows = array<i64: " +
+      windows + ">}\n";
+  std::vector<Bytes> buffers;
+  if (blockKeys > 0) {
+    // One kernel: the buffers in the order the three stages first use them.
+    int64_t blocks = (ns + W + blockKeys - 1) / blockKeys;
+    std::string partials = "memref<" + n(qh) + "x" + n(blocks) + "x" + n(hd + 3) + "xf32>";
+    std::string counters = "memref<" + n(qh) + "xi32>";
+    buffers = {bytesOf(qr)};
+    if (sinks)
+      buffers.push_back(bytesOf(qp));
+    buffers.push_back(bytesOf(kr));
+    if (sinks)
+      buffers.push_back(bytesOf(sk));
+    buffers.push_back(bytesOf(params));
+    buffers.push_back(bytesOf(std::vector<float>(qh * (ns + W))));
+    buffers.push_back(bytesOf(std::vector<float>(qh * blocks * (hd + 3))));
+    buffers.push_back(bytesOf(std::vector<int32_t>(qh)));
+    buffers.push_back(bytesOf(vr));
+    if (sinks)
+      buffers.push_back(bytesOf(sv));
+    buffers.push_back(bytesOf(std::vector<float>(qh * hd)));
+    run("func.func @f(%qr: " + q + ", %qp: " + q + ", %kr: " + ring +
+            (sinks ? ", %sk: " + sink : "") + ", %p: memref<4xi32>, %s: " + scores +
+            ", %b: " + partials + ", %c: " + counters + ", %vr: " + ring +
+            (sinks ? ", %sv: " + sink : "") + ", %o: " + q + ") {\n"
+            "  stage.dispatch \"attend\" attributes {fusion = \"split_keys\"} {\n" +
+            scoreStage + "    stage.key_blocks partials(%b : " + partials + ") counters(%c : " +
+            counters + ") {block_keys = " + n(blockKeys) + " : i64}\n" + attendStage +
+            "  }\n  return\n}",
+        buffers);
+    // The counters are back at zero for the next dispatch.
+    for (int32_t word : valuesOf<int32_t>(buffers[sinks ? 7 : 5]))
+      EXPECT_EQ(word, 0);
+  } else {
+    // Two kernels, as a plan runs them: the scores, then the weights and
+    // values (without sinks, no sink operands at all).
+    std::vector<Bytes> scoring = {bytesOf(qr)};
+    if (sinks)
+      scoring.push_back(bytesOf(qp));
+    scoring.push_back(bytesOf(kr));
+    if (sinks)
+      scoring.push_back(bytesOf(sk));
+    scoring.push_back(bytesOf(params));
+    scoring.push_back(bytesOf(std::vector<float>(qh * (ns + W))));
+    run("func.func @f(%qr: " + q + ", %qp: " + q + ", %kr: " + ring +
+            (sinks ? ", %sk: " + sink : "") + ", %p: memref<4xi32>, %s: " + scores + ") {\n"
+            "  stage.dispatch \"scores\" {\n" + scoreStage + "  }\n  return\n}",
+        scoring);
+    buffers = {scoring.back(), bytesOf(vr)};
+    if (sinks)
+      buffers.push_back(bytesOf(sv));
+    buffers.push_back(bytesOf(params));
+    buffers.push_back(bytesOf(std::vector<float>(qh * hd)));
+    run("func.func @f(%s: " + scores + ", %vr: " + ring + (sinks ? ", %sv: " + sink : "") +
+            ", %p: memref<4xi32>, %o: " + q + ") {\n"
+            "  stage.dispatch \"attend\" {\n" + attendStage + "  }\n  return\n}",
+        buffers);
+  }
+  int64_t straddles = 0;
   std::vector<float> out(qh * hd);
   for (int64_t h = 0; h < qh; ++h) {
     int64_t g = h / (qh / kvh);
@@ -528,6 +608,15 @@ void KernelExecution::checkAttention(int64_t qh, int64_t kvh, int64_t hd, int64_
       values.push_back(&vr[(g * W + slot) * hd]);
     }
     float mx = *std::max_element(scores.begin(), scores.end());
+    // Blocks whose own floor keeps a key the head's floor drops.
+    for (size_t from = 0; blockKeys > 0 && from < scores.size(); from += size_t(blockKeys)) {
+      size_t to = std::min(scores.size(), from + size_t(blockKeys));
+      float blockMax = *std::max_element(scores.begin() + from, scores.begin() + to);
+      bool kept = blockMax - mx >= -16, loses = false;
+      for (size_t i = from; i < to; ++i)
+        loses |= scores[i] - blockMax >= -16 && scores[i] - mx < -16;
+      straddles += kept && loses;
+    }
     double l = 0;
     std::vector<double> wts(scores.size());
     for (size_t i = 0; i < scores.size(); ++i) {
@@ -542,6 +631,8 @@ void KernelExecution::checkAttention(int64_t qh, int64_t kvh, int64_t hd, int64_
     }
   }
   expectNear(valuesOf<float>(buffers.back()), out, 1e-4f, "attention output");
+  if (straddling)
+    *straddling = straddles;
 }
 
 TEST_F(KernelExecution, AttentionSinksGroupWindowsOddHeads) {
@@ -567,6 +658,33 @@ TEST_F(KernelExecution, AttentionEarlyPositionNoSinksOddDims) {
 // sinks in the first block's first keys only.
 TEST_F(KernelExecution, AttentionHeadDimFourKeysPastTheThreads) {
   checkAttention(/*qh=*/2, /*kvh=*/1, /*hd=*/4, /*W=*/700, /*ns=*/2, /*pos=*/1500, {700});
+}
+
+// The split_keys kernel: blocks of 64 keys (three sinks in the first), two
+// KV heads with windows of 320 and 203 (the second's last blocks empty), and
+// keys spread so each head's scores span well past the e^-16 floor: blocks
+// whose own floor keeps keys the head's drops are summed again, exactly (the
+// dropped keys' values are 1e6, so a kernel keeping one is off by ~0.1).
+TEST_F(KernelExecution, SplitKeysAttentionStraddlingBlocks) {
+  int64_t straddling = 0;
+  checkAttention(/*qh=*/2, /*kvh=*/2, /*hd=*/32, /*W=*/320, /*ns=*/3, /*pos=*/1000, {320, 203},
+                 /*blockKeys=*/64, /*keySpread=*/9.0f, &straddling);
+  EXPECT_GT(straddling, 0) << "no block straddles the floor: the test misses the recompute";
+}
+
+// Blocks of 5 keys, fewer than the sinks (7) and than a trip of the scoring
+// lanes; early in the ring, so most blocks are empty; head dim 24 (one
+// value slice a thread walks several dims of: 24 of 256 lanes).
+TEST_F(KernelExecution, SplitKeysSmallBlocksEarlyPosition) {
+  checkAttention(/*qh=*/2, /*kvh=*/1, /*hd=*/24, /*W=*/300, /*ns=*/7, /*pos=*/40, {300},
+                 /*blockKeys=*/5);
+}
+
+// A head dim below 8 and 700 keys in blocks of 128 (two trips of the
+// scoring lanes a block).
+TEST_F(KernelExecution, SplitKeysHeadDimFourTwoTrips) {
+  checkAttention(/*qh=*/2, /*kvh=*/1, /*hd=*/4, /*W=*/700, /*ns=*/2, /*pos=*/1500, {700},
+                 /*blockKeys=*/128);
 }
 
 TEST_F(KernelExecution, RopeKvWritePartialRotary) {

@@ -5,7 +5,8 @@
 // Concurrent: independent stages on disjoint workgroup ranges of one grid,
 // so nothing needs ordering at all. Pointwise and RowEpilogue: a thread's own
 // program order carries every dependence. LastWorkgroup: an atomic counter
-// hands the grid's writes to the one workgroup that runs the tail.
+// hands the grid's writes to the one workgroup that runs the tail. SplitKeys:
+// the same hand-over, one counter word per attention head.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Dialect/Stage/IR/StageFusion.h"
@@ -17,6 +18,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <functional>
 
 using namespace mlir;
 
@@ -49,6 +52,8 @@ std::optional<FusionForm> parseFusionForm(StringRef text) {
     return FusionForm::RowEpilogue;
   if (text == "last_workgroup")
     return FusionForm::LastWorkgroup;
+  if (text == "split_keys")
+    return FusionForm::SplitKeys;
   return std::nullopt;
 }
 
@@ -64,6 +69,8 @@ StringRef fusionFormName(FusionForm form) {
     return "row_epilogue";
   case FusionForm::LastWorkgroup:
     return "last_workgroup";
+  case FusionForm::SplitKeys:
+    return "split_keys";
   }
   return "";
 }
@@ -113,6 +120,10 @@ SmallVector<Value> writtenBuffers(Operation *stage) {
       .Case([&](SlerpOp op) { add(op.getHidden()); })
       .Case([&](PrefetchOp op) { add(op.getSink()); })
       .Case([&](LastWorkgroupOp op) { add(op.getCounter()); })
+      .Case([&](KeyBlocksOp op) {
+        add(op.getPartials());
+        add(op.getCounters());
+      })
       .Case([&](DoryMixOp op) {
         // Modes write different subsets; all three is the safe answer.
         add(op.getHidden());
@@ -310,6 +321,97 @@ bool canRunLastWorkgroupTail(Operation *lead, ArrayRef<Operation *> tail,
   return true;
 }
 
+namespace {
+
+int64_t dimOf(Value v, unsigned i) { return cast<MemRefType>(v.getType()).getDimSize(i); }
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// [key_scores, key_blocks, attention | window_attention]: the walk rules
+/// (canSplitKeys), and the blocks' partials and counters fit its heads.
+bool canFuseSplitKeys(ArrayRef<Operation *> stages, std::string &whyNot) {
+  auto blocks = stages.size() == 3 ? dyn_cast<KeyBlocksOp>(stages[1]) : KeyBlocksOp();
+  if (!blocks) {
+    whyNot = "a split_keys dispatch is a stage.key_scores, a stage.key_blocks and a "
+             "stage.attention or stage.window_attention";
+    return false;
+  }
+  if (!canSplitKeys(stages[0], stages[2], whyNot))
+    return false;
+  auto scores = cast<KeyScoresOp>(stages[0]);
+  int64_t hd = dimOf(scores.getKRing(), 2);
+  int64_t heads = dimOf(scores.getScores(), 0), slots = dimOf(scores.getScores(), 1);
+  Value partials = blocks.getPartials();
+  int64_t blockKeys = static_cast<int64_t>(blocks.getBlockKeys());
+  if (blockKeys < 1) {
+    whyNot = describe(blocks, 1) + " has no keys a block";
+    return false;
+  }
+  if (dimOf(partials, 0) != heads || dimOf(partials, 2) != hd + KeyBlocksOp::kHeaderFloats ||
+      dimOf(partials, 1) != ceilDiv(slots, blockKeys)) {
+    whyNot = describe(blocks, 1) + " partials must be [" + std::to_string(heads) +
+             " heads, " + std::to_string(ceilDiv(slots, blockKeys)) + " blocks of " +
+             std::to_string(blockKeys) + " of the " + std::to_string(slots) +
+             " key slots, " + std::to_string(hd + KeyBlocksOp::kHeaderFloats) +
+             " (hd + 3) floats]";
+    return false;
+  }
+  if (dimOf(blocks.getCounters(), 0) < heads) {
+    whyNot = describe(blocks, 1) + " counters must hold a word per head (" +
+             std::to_string(heads) + ")";
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+bool canSplitKeys(Operation *lead, Operation *tail, std::string &whyNot) {
+  auto scores = dyn_cast<KeyScoresOp>(lead);
+  if (!scores || !isa_and_nonnull<AttentionOp, WindowAttentionOp>(tail)) {
+    whyNot = "a split_keys dispatch is a stage.key_scores, a stage.key_blocks and a "
+             "stage.attention or stage.window_attention";
+    return false;
+  }
+  auto refuse = [&](const std::string &why) {
+    whyNot = describe(tail, 2) + " " + why;
+    return false;
+  };
+  Value read, vRing, sinkV;
+  int64_t positionWord = 1;
+  std::function<int64_t(int64_t)> windowOf;
+  if (auto attention = dyn_cast<AttentionOp>(tail)) {
+    read = attention.getScores();
+    vRing = attention.getVRing();
+    sinkV = attention.getSinkV();
+    auto windows = attention.getGroupWindows();
+    int64_t cap = dimOf(vRing, 1);
+    windowOf = [windows, cap](int64_t g) { return windows ? (*windows)[g] : cap; };
+  } else {
+    auto window = cast<WindowAttentionOp>(tail);
+    read = window.getScores();
+    vRing = window.getVRing();
+    sinkV = window.getSinkV();
+    positionWord = static_cast<int64_t>(window.getPositionWord());
+    int64_t w = static_cast<int64_t>(window.getWindow());
+    windowOf = [w](int64_t) { return w; };
+  }
+  if (read != scores.getScores())
+    return refuse("reads other scores than stage #0 writes");
+  Value kRing = scores.getKRing();
+  for (unsigned i = 0; i < 3; ++i)
+    if (dimOf(vRing, i) != dimOf(kRing, i))
+      return refuse("has a value ring shaped unlike stage #0's key ring");
+  if ((sinkV ? dimOf(sinkV, 1) : 0) != scores.getNumSinks())
+    return refuse("has other sinks than stage #0 scores");
+  if (positionWord != static_cast<int64_t>(scores.getPositionWord()))
+    return refuse("reads the position from another params word than stage #0");
+  for (int64_t g = 0, kvh = dimOf(kRing, 0); g < kvh; ++g)
+    if (windowOf(g) != scores.getWindowOf(g))
+      return refuse("sees another window of KV head " + std::to_string(g) +
+                    " than stage #0 scores");
+  return true;
+}
+
 bool canFuse(FusionForm form, ArrayRef<Operation *> stages, std::string &whyNot) {
   if (form == FusionForm::LastWorkgroup) {
     // [lead, stage.last_workgroup, tail...]: the marker splits the two.
@@ -325,9 +427,15 @@ bool canFuse(FusionForm form, ArrayRef<Operation *> stages, std::string &whyNot)
       }
     return canRunLastWorkgroupTail(stages[0], stages.drop_front(2), whyNot);
   }
+  if (form == FusionForm::SplitKeys)
+    return canFuseSplitKeys(stages, whyNot);
   for (auto [index, stage] : llvm::enumerate(stages)) {
     if (isa<LastWorkgroupOp>(stage)) {
       whyNot = describe(stage, index) + " belongs in a last_workgroup dispatch";
+      return false;
+    }
+    if (isa<KeyBlocksOp>(stage)) {
+      whyNot = describe(stage, index) + " belongs in a split_keys dispatch";
       return false;
     }
     GridKind kind = gridKindOf(stage);

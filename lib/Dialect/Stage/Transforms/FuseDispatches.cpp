@@ -149,6 +149,18 @@ double kernelMicros(const cost::CostModel &model, const StageCostOptions &priced
   // [lead, stage.last_workgroup, tail...]
   if (form && *form == FusionForm::LastWorkgroup)
     return lastWorkgroupMicros(model, costs[0], ArrayRef<cost::StageCost>(costs).drop_front(2));
+  // [key_scores, key_blocks, attention]: the attention's bytes move onto the
+  // scores' grid; the per-head hand-over is about an unbarriered boundary.
+  if (form && *form == FusionForm::SplitKeys) {
+    cost::StageCost merged = costs[0];
+    for (const cost::StageCost &c : ArrayRef<cost::StageCost>(costs).drop_front()) {
+      merged.bytesRead += c.bytesRead;
+      merged.bytesWritten += c.bytesWritten;
+      merged.flops += c.flops;
+    }
+    return model.stageMicros(merged, merged.workgroups) +
+           model.target().boundaryNoBarrierMicros;
+  }
   if (!form || *form == FusionForm::OneWorkgroup) {
     // One stage alone runs on its own grid; fused, everything is squeezed
     // into one workgroup (old-style dispatches of several single-workgroup
@@ -404,6 +416,60 @@ void fuseLastWorkgroupTails(ArrayRef<DispatchOp> run, const cost::CostModel &mod
   }
 }
 
+/// Merges each lone stage.key_scores dispatch of `run` with the lone
+/// attention dispatch that reads its scores (the first dispatch after it
+/// that it conflicts with) into one split_keys dispatch, where nothing
+/// between them touches what the attention does (it moves up) and the
+/// merged kernel's bindings fit.
+void splitKeyDispatches(ArrayRef<DispatchOp> run, FunctionOpInterface func,
+                        int64_t blockKeys, unsigned maxBindings) {
+  SmallVector<DispatchOp> order(run.begin(), run.end());
+  for (size_t i = 0; i < order.size(); ++i) {
+    DispatchOp lead = order[i];
+    SmallVector<Operation *> leadStages = stagesOf(lead);
+    if (formOf(lead) || leadStages.size() != 1 || !isa<KeyScoresOp>(leadStages.front()))
+      continue;
+    std::optional<size_t> reader;
+    for (size_t j = i + 1; j < order.size() && !reader; ++j)
+      if (dispatchesConflict(lead, order[j]))
+        reader = j;
+    if (!reader)
+      continue;
+    DispatchOp tail = order[*reader];
+    SmallVector<Operation *> tailStages = stagesOf(tail);
+    std::string whyNot;
+    if (formOf(tail) || tailStages.size() != 1 || !sameSkipCondition(lead, tail) ||
+        !canSplitKeys(leadStages.front(), tailStages.front(), whyNot))
+      continue;
+    if (llvm::any_of(ArrayRef<DispatchOp>(order).slice(i + 1, *reader - i - 1),
+                     [&](DispatchOp between) { return dispatchesConflict(between, tail); }))
+      continue;
+    SmallVector<Operation *> both{leadStages.front(), tailStages.front()};
+    // The partials and the counters are two bindings more.
+    if (bindingsOf(both, lead.getSkipFlag()) + 2 > maxBindings)
+      continue;
+    auto scores = cast<KeyScoresOp>(leadStages.front());
+    auto scoresType = cast<MemRefType>(scores.getScores().getType());
+    int64_t heads = scoresType.getDimSize(0), slots = scoresType.getDimSize(1);
+    int64_t hd = cast<MemRefType>(scores.getKRing().getType()).getDimSize(2);
+    int64_t blocks = (slots + blockKeys - 1) / blockKeys;
+    std::string name = lead.getKernelName().value_or("attention").str();
+    MLIRContext *ctx = func->getContext();
+    auto partialsType = MemRefType::get({heads, blocks, hd + KeyBlocksOp::kHeaderFloats},
+                                        Float32Type::get(ctx));
+    Value partials = addStateBuffer(func, name + ".partials", partialsType, lead.getLoc());
+    Value counters = partials ? addStateWords(func, name + ".counters", heads, lead.getLoc())
+                              : Value();
+    if (!counters)
+      return;
+    OpBuilder b = OpBuilder::atBlockEnd(&lead.getBody().front());
+    KeyBlocksOp::create(b, tail.getLoc(), partials, counters,
+                        b.getI64IntegerAttr(blockKeys));
+    mergeGroup({lead, tail}, FusionForm::SplitKeys);
+    order.erase(order.begin() + *reader);
+  }
+}
+
 /// Sets stage.estimated_us on every dispatch of the run: its kernel plus a
 /// boundary, without a barrier when it conflicts with no dispatch since the
 /// last barrier (the plan writer's rule, docs/pipeline.md).
@@ -453,10 +519,17 @@ struct KilnFuseDispatchesPass
 
     SmallVector<FunctionOpInterface> funcs;
     module.walk([&](FunctionOpInterface f) { funcs.push_back(f); });
+    if (blockKeys < 1) {
+      module.emitError("kiln-fuse-dispatches: block-keys must be at least 1");
+      return signalPassFailure();
+    }
     for (FunctionOpInterface f : funcs) {
       bool replan = fuse && canReplanScratch(f);
       if (replan)
         releaseScratchSlots(f);
+      if (fuse && splitAttention)
+        for (SmallVector<DispatchOp> &run : dispatchRuns(f))
+          splitKeyDispatches(run, f, blockKeys, maxBindings);
       for (SmallVector<DispatchOp> &run : dispatchRuns(f)) {
         if (!fuse)
           continue;

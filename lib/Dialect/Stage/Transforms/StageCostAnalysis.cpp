@@ -240,6 +240,12 @@ cost::StageCost stageCostOf(Operation *stage, const StageCostOptions &options) {
         c.flops = uint64_t(op.getGroups()) * 4;
         c.workgroups = uint64_t(std::max<int64_t>(1, op.getGroups() / (row * 8)));
       })
+      .Case([&](KeyBlocksOp op) {
+        // Each workgroup writes its block's partials and counts; the last of
+        // a head reads the head's blocks.
+        c.bytesRead = c.bytesWritten = bytesOf(op.getPartials()) + bytesOf(op.getCounters());
+        c.flops = 0;
+      })
       .Case([&](LastWorkgroupOp op) {
         // One counter word a workgroup, read and written by an atomic add.
         c.bytesRead = c.bytesWritten = 4;

@@ -70,6 +70,12 @@ enum class FusionForm {
   /// PerWorkgroup; tail kinds: those of OneWorkgroup, walked by one
   /// workgroup at the lead's width.
   LastWorkgroup,
+  /// stage.key_scores, a stage.key_blocks, then stage.attention or
+  /// stage.window_attention reading its scores: one kernel on the scores'
+  /// grid, each workgroup summing its block's values against its own
+  /// maximum and the last workgroup of each head combining the blocks
+  /// exactly (flash-decoding, with the e^-16 floor kept exact).
+  SplitKeys,
 };
 std::optional<FusionForm> parseFusionForm(llvm::StringRef text);
 llvm::StringRef fusionFormName(FusionForm form);
@@ -104,6 +110,12 @@ bool canFuse(FusionForm form, llvm::ArrayRef<mlir::Operation *> stages,
 /// names the stage and the rule.
 bool canRunLastWorkgroupTail(mlir::Operation *lead, llvm::ArrayRef<mlir::Operation *> tail,
                              std::string &whyNot);
+
+/// Whether `tail` (stage.attention or stage.window_attention) reads the
+/// scores of `lead` (a stage.key_scores) over the same walk of keys (sinks,
+/// windows, position word) and a value ring shaped like its key ring, so the
+/// two may form a split_keys dispatch; otherwise `whyNot` names the rule.
+bool canSplitKeys(mlir::Operation *lead, mlir::Operation *tail, std::string &whyNot);
 
 } // namespace kiln::stage
 

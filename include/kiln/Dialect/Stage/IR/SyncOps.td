@@ -42,4 +42,53 @@ def Stage_LastWorkgroupOp : Stage_Op<"last_workgroup"> {
   let hasVerifier = 1;
 }
 
+def Stage_KeyBlocksOp : Stage_Op<"key_blocks"> {
+  let summary = "Split one head's softmax over the workgroups that score its keys";
+  let description = [{
+    Splits a `fusion = "split_keys"` dispatch, `[stage.key_scores,
+    stage.key_blocks, stage.attention | stage.window_attention]`, into one
+    kernel on the key_scores grid: each workgroup scores one block of
+    B = `block_keys` keys of one query head (block b: keys b·B ... b·B + B − 1
+    of the walk; blocks · B covers a scores row), then sums that block's
+    values against its own maximum and writes, at `partials[head, b]`: its
+    maximum m_b, its weight sum l_b, the lowest score it kept, and the
+    weighted value sums o_b[d] (so `hd + 3` floats). Under stage.attention's
+    e^−16 floor a block keeps the keys within 16 of m_b. The last workgroup
+    of each head to finish (per-head word of `counters`, the pattern of
+    stage.last_workgroup) takes M = max m_b and combines: a block with m_b
+    more than 16 below M is dropped, a block whose lowest kept score is more
+    than 16 below M is summed again from its stored scores against M, and
+    every other block is scaled by e^(m_b − M): the same keys and weights as
+    reading the whole score row. stage.window_attention (no floor) adds its
+    far part and gate there. The counters are zero between dispatches.
+
+    ```mlir
+    stage.dispatch "ring.scores__ring.attention" attributes {fusion = "split_keys"} {
+      stage.key_scores q(%q : memref<32xf32>) k_ring(%k : memref<1x64x16xf32>)
+          params(%p : memref<4xi32>) scores(%s : memref<2x64xf32>) {scale = 0.25 : f32}
+      stage.key_blocks partials(%b : memref<2x1x19xf32>) counters(%c : memref<2xi32>)
+          {block_keys = 64 : i64}
+      stage.attention scores(%s : memref<2x64xf32>) v_ring(%v : memref<1x64x16xf32>)
+          params(%p : memref<4xi32>) out(%o : memref<32xf32>)
+    }
+    ```
+  }];
+  let arguments = (ins Stage_Cube:$partials, Stage_Words:$counters, I64Attr:$block_keys);
+  let assemblyFormat = [{
+    `partials` `(` $partials `:` type($partials) `)`
+    `counters` `(` $counters `:` type($counters) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Blocks a head's keys are split into (partials' second dimension).
+    int64_t getNumBlocks();
+    /// Floats a block writes: m_b, l_b, its lowest kept score, hd sums.
+    static constexpr int64_t kHeaderFloats = 3;
+    /// The combine holds two floats a block in workgroup memory, and a
+    /// block's workgroup its block_keys scores.
+    static constexpr int64_t kMaxBlocks = 1024;
+    static constexpr int64_t kMaxBlockKeys = 4096;
+  }];
+}
+
 #endif // KILN_DIALECT_STAGE_IR_SYNCOPS_TD

@@ -51,6 +51,14 @@ def KilnFuseDispatches : Pass<"kiln-fuse-dispatches", "::mlir::ModuleOp"> {
     Stages with no fused form (Dory's far field, the exit test, stages this
     pass does not know) stay alone.
 
+    First, with `split-attention`, each lone `stage.key_scores` dispatch and
+    the lone stage.attention or stage.window_attention dispatch reading its
+    scores become one `fusion = "split_keys"` dispatch (a `stage.key_blocks`
+    between them, its partials and per-head counters new state buffers named
+    after the dispatch): one kernel where there were two, each workgroup
+    summing its `block-keys` keys' values and the last of each head
+    combining them (docs/fusion.md, "Split keys").
+
     Then, with `last-workgroup-tails` (off by default: slower on the H200),
     a dispatch of one-workgroup stages (a
     slerp, a norm, the sample) whose nearest producer is a lone mat-vec,
@@ -105,7 +113,11 @@ def KilnFuseDispatches : Pass<"kiln-fuse-dispatches", "::mlir::ModuleOp"> {
     Option<"position", "position", "int64_t", /*default=*/"-1",
            "Session position the attention stages are priced at (keys read: min(position + 1, ring)); negative: a full window">,
     Option<"lastWorkgroupTails", "last-workgroup-tails", "bool", /*default=*/"false",
-           "After the partition, run a one-workgroup dispatch in the last workgroup of the dispatch it depends on (fusion \"last_workgroup\") where the cost model says it pays">
+           "After the partition, run a one-workgroup dispatch in the last workgroup of the dispatch it depends on (fusion \"last_workgroup\") where the cost model says it pays">,
+    Option<"splitAttention", "split-attention", "bool", /*default=*/"false",
+           "Before the partition, merge each stage.key_scores dispatch with the attention dispatch reading its scores into one split_keys kernel (flash-decoding blocks, exact under the e^-16 floor)">,
+    Option<"blockKeys", "block-keys", "int64_t", /*default=*/"64",
+           "Keys a split_keys workgroup scores and sums (split-attention)">
   ];
 }
 
