@@ -687,6 +687,14 @@ TEST_F(KernelExecution, SplitKeysHeadDimFourTwoTrips) {
                  /*blockKeys=*/128);
 }
 
+// Blocks of 300 keys: more than a thread holds (8 slices of head dim 32, 38 keys
+// each), so the slices walk the block's values after the weights; three scoring
+// trips a block.
+TEST_F(KernelExecution, SplitKeysWideBlocksWalkTheirValues) {
+  checkAttention(/*qh=*/2, /*kvh=*/1, /*hd=*/32, /*W=*/700, /*ns=*/3, /*pos=*/900, {700},
+                 /*blockKeys=*/300);
+}
+
 TEST_F(KernelExecution, RopeKvWritePartialRotary) {
   const int64_t qh = 3, kvh = 1, hd = 16, rd = 8, W = 8, pos = 13;
   const float theta = 10000.0f;
