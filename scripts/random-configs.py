@@ -6,11 +6,14 @@ heads, windows, landmarks, clusters and vocabularies that no example uses, loop 
 exit thresholds, with and without MoE, for the native and h200 cost targets, both weight
 formats and one random tuning switch a plan (reduce widths, no fusion, subgroup items, the
 slerp inside or after the dots, tails, odd item shapes, a 32-thread attention, a limited
-mat-vec grid with the staged input, every dispatch in every call). Each plan
+mat-vec grid with the staged input, every dispatch in every call, split attention with
+blocks of 64 or of 3 keys). Each plan
 runs a short greedy decode with --check-reference on the local Vulkan device (lavapipe if
 none). A failing config is kept in OUT_DIR with the command that failed.
 
-  scripts/random-configs.py [--build BUILD] [--seed N] [--count N] [--out OUT_DIR]
+  scripts/random-configs.py [--build BUILD] [--seed N] [--count N] [--switch=FLAGS] [--out OUT_DIR]
+
+--switch gives every plan the same flags (a switch under test) instead of a random one.
 
 Exit status 1 if any compile or run failed. Slow (a few seconds a plan on lavapipe): a tool
 for a session's hardening, not a CI test.
@@ -33,7 +36,8 @@ SWITCHES = [[], ["--reduce-workgroup-size", "32"], ["--reduce-workgroup-size", "
             ["--attention-workgroup-size", "32"],
             ["--matvec-grid-limit", "3", "--matvec-stage-input"],
             ["--matvec-grid-limit", "2", "--matvec-stage-input", "--matvec-slerp", "inside"],
-            ["--every-dispatch-every-call"]]
+            ["--every-dispatch-every-call"], ["--split-attention"],
+            ["--split-attention", "--block-keys", "3", "--attention-workgroup-size", "32"]]
 
 
 def dory(rng, config):
@@ -66,6 +70,9 @@ def main():
     parser.add_argument("--build", default=os.path.join(ROOT, "build"), help="build directory")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     parser.add_argument("--count", type=int, default=10, help="configs to draw (default 10)")
+    parser.add_argument("--switch", default=None,
+                        help="kiln-compile flags every plan takes instead of a random switch "
+                             "(one string, given as --switch=\"--split-attention --block-keys 3\")")
     parser.add_argument("--out", default="random-configs-failures",
                         help="where failing configs go (default ./random-configs-failures)")
     args = parser.parse_args()
@@ -87,7 +94,8 @@ def main():
                 json.dump(config, f, indent=2)
             target = rng.choice([[], ["--cost-target", "h200"]])
             for fmt in ("f16", "q8_2f"):
-                flags = target + rng.choice(SWITCHES)
+                drawn = rng.choice(SWITCHES)
+                flags = target + (args.switch.split() if args.switch is not None else drawn)
                 plan, weights = os.path.join(work, "plan.kplan"), os.path.join(work, "w.st")
                 steps = [[os.path.join(tools, "kiln-compile"), "--quiet", path, "--weight-format",
                           fmt, "-o", plan] + flags,
