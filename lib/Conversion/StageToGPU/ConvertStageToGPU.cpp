@@ -33,7 +33,34 @@ namespace kiln {
 
 namespace {
 
+/// An attention kernel of its own holds every weight of a head in workgroup
+/// memory (a split_keys dispatch does not: kiln-fuse-dispatches splits those
+/// past the limit).
+LogicalResult verifyHeldWeights(Operation *op) {
+  auto dispatch = dyn_cast_or_null<stage::DispatchOp>(op->getParentOp());
+  if (dispatch && dispatch.getFusion() == stage::fusionFormName(stage::FusionForm::SplitKeys))
+    return success();
+  if (auto attention = dyn_cast<stage::AttentionOp>(op); attention &&
+      attention.getMaxKeys() > stage::AttentionOp::kMaxKeys)
+    return attention.emitOpError("sinks + ring window = ")
+           << attention.getMaxKeys() << " keys exceed the " << stage::AttentionOp::kMaxKeys
+           << " weights a workgroup holds (as a kernel of its own; in a split_keys dispatch "
+              "there is no such limit)";
+  if (auto window = dyn_cast<stage::WindowAttentionOp>(op)) {
+    int64_t sinks = window.getNumSinks(), keys = static_cast<int64_t>(window.getWindow());
+    if (sinks + keys > stage::WindowAttentionOp::kMaxWindow)
+      return window.emitOpError("sinks + window = ")
+             << sinks << " + " << keys << " = " << sinks + keys << " exceeds the "
+             << stage::WindowAttentionOp::kMaxWindow
+             << " near scores a workgroup holds (as a kernel of its own; in a split_keys "
+                "dispatch there is no such limit)";
+  }
+  return success();
+}
+
 FailureOr<KernelShape> shapeOfStage(Operation *op, const StageToGPUOptions &o) {
+  if (failed(verifyHeldWeights(op)))
+    return failure();
   return llvm::TypeSwitch<Operation *, FailureOr<KernelShape>>(op)
       .Case<stage::EmbedGatherOp, stage::RMSNormOp, stage::MatVecOp,
             stage::ConvRingOp, stage::GdnStepOp, stage::RopeKvWriteOp,

@@ -248,7 +248,10 @@ KeyWalk scoreKeys(stage::KeyScoresOp op, KernelBuilder &kb, Value head, Value fi
   if (trips == 1) {
     kb.ifThen(kb.ult(first, limit), [&] { trip(first); });
   } else {
-    kb.forLoop(kb.index(0), kb.index(trips), kb.index(1), [&](Value t) {
+    Value noTrip = kb.index(0);
+    Value tripCount = kb.index(trips);
+    Value oneTrip = kb.index(1);
+    kb.forLoop(noTrip, tripCount, oneTrip, [&](Value t) {
       Value tripFirst = kb.add(first, kb.mul(t, kb.index(tripKeys)));
       kb.ifThen(kb.ult(tripFirst, limit), [&] {
         trip(tripFirst);

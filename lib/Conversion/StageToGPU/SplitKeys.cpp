@@ -91,9 +91,14 @@ void buildSplitKeys(stage::KeyScoresOp scoresOp, stage::KeyBlocksOp blocksOp,
   Value blockScores = kb.workgroupBuffer(span);
   Value sliceSums = kb.workgroupBuffer(kb.getWorkgroupSize());
 
-  Value head = kb.div(kb.workgroupId(), kb.index(blocks));
-  Value block = kb.rem(kb.workgroupId(), kb.index(blocks));
-  Value first = kb.mul(block, kb.index(span));
+  // One IR op a statement: the order of ops must not depend on the order a
+  // compiler evaluates call arguments in.
+  Value workgroup = kb.workgroupId();
+  Value blockCount = kb.index(blocks);
+  Value head = kb.div(workgroup, blockCount);
+  Value block = kb.rem(workgroup, blockCount);
+  Value spanKeys = kb.index(span);
+  Value first = kb.mul(block, spanKeys);
   // The scores go to the scores buffer too: a straddling block's keys are
   // weighed again from there by the combine.
   KeyWalk walk = scoreKeys(scoresOp, kb, head, first, span, [&](Value u, Value score) {
@@ -102,34 +107,44 @@ void buildSplitKeys(stage::KeyScoresOp scoresOp, stage::KeyBlocksOp blocksOp,
     kb.store(score, blockScores, {at});
   });
   kb.barrier();
-  Value limit = kb.min(kb.add(first, kb.index(span)), walk.count);
-  Value keys = kb.select(kb.ult(first, limit), kb.sub(limit, first), kb.index(0));
+  Value blockEnd = kb.add(first, spanKeys);
+  Value limit = kb.min(blockEnd, walk.count);
+  Value nonEmpty = kb.ult(first, limit);
+  Value inBlock = kb.sub(limit, first);
+  Value none = kb.index(0);
+  Value keys = kb.select(nonEmpty, inBlock, none);
 
   // The block's maximum, then its weights (in place), their sum and the
   // lowest score kept (as the maximum of the negated scores).
-  Value localMax = kb.strided(keys, kb.f32(kMostNegative), [&](Value i, Value m) {
+  Value lowest = kb.f32(kMostNegative);
+  Value localMax = kb.strided(keys, lowest, [&](Value i, Value m) {
     return kb.fmax(m, kb.load(blockScores, {i}));
   });
   Value blockMax = kb.reduce(localMax, ReduceKind::Max);
+  Value thread = kb.threadId();
+  Value width = kb.index(kb.getWorkgroupSize());
+  Value zero = kb.f32(0.0f);
+  Value floorAt = kb.f32(-16.0f);
   SmallVector<Value> local = kb.forLoop(
-      kb.threadId(), keys, kb.index(kb.getWorkgroupSize()),
-      {kb.f32(0.0f), kb.f32(kMostNegative)}, [&](Value i, ValueRange acc) -> SmallVector<Value> {
+      thread, keys, width, {zero, lowest}, [&](Value i, ValueRange acc) -> SmallVector<Value> {
         Value score = kb.load(blockScores, {i});
         Value shifted = kb.fsub(score, blockMax);
         Value weight = kb.exp(shifted);
-        Value negated = kb.fsub(kb.f32(0.0f), score);
-        Value lowest = kb.fmax(acc[1], negated);
+        Value negated = kb.fsub(zero, score);
+        Value least = kb.fmax(acc[1], negated);
         if (tail.floor) {
-          Value kept = fcmp(kb, arith::CmpFPredicate::OGE, shifted, kb.f32(-16.0f));
-          weight = kb.select(kept, weight, kb.f32(0.0f));
-          lowest = kb.select(kept, lowest, acc[1]);
+          Value kept = fcmp(kb, arith::CmpFPredicate::OGE, shifted, floorAt);
+          weight = kb.select(kept, weight, zero);
+          least = kb.select(kept, least, acc[1]);
         }
         kb.store(weight, blockScores, {i});
-        return {kb.fadd(acc[0], weight), lowest};
+        Value sum = kb.fadd(acc[0], weight);
+        return {sum, least};
       });
   Value blockSum = kb.reduce(local[0], ReduceKind::Add);
   // The reductions' barriers also publish every lane's weights.
-  Value blockLow = kb.fsub(kb.f32(0.0f), kb.reduce(local[1], ReduceKind::Max));
+  Value negatedLow = kb.reduce(local[1], ReduceKind::Max);
+  Value blockLow = kb.fsub(zero, negatedLow);
 
   KeyWalk blockWalk = walk;
   blockWalk.count = limit;
@@ -140,31 +155,44 @@ void buildSplitKeys(stage::KeyScoresOp scoresOp, stage::KeyBlocksOp blocksOp,
   sumValueSlices(
       kb, hd, sliceSums,
       [&](Value d, Value slice, Value step) {
+        Value from = kb.add(first, slice);
         return sumWeightedValues(
-            kb, blockWalk, d, kb.add(first, slice), step, kb.f32(0.0f),
-            [&](Value u) { return kb.load(blockScores, {kb.sub(u, first)}); }, sinkValue,
-            ringValue);
+            kb, blockWalk, d, from, step, zero,
+            [&](Value u) {
+              Value at = kb.sub(u, first);
+              return kb.load(blockScores, {at});
+            },
+            sinkValue, ringValue);
       },
       nullptr,
       [&](Value d, Value total) {
-        kb.store(total, partials, {head, block, kb.add(d, kb.index(kHeader))});
+        Value header = kb.index(kHeader);
+        Value at = kb.add(d, header);
+        kb.store(total, partials, {head, block, at});
       });
-  kb.ifThen(kb.ult(kb.threadId(), kb.index(1)), [&] {
-    kb.store(blockMax, partials, {head, block, kb.index(kMaxWord)});
-    kb.store(blockSum, partials, {head, block, kb.index(kSumWord)});
-    kb.store(blockLow, partials, {head, block, kb.index(kLowWord)});
+  Value one = kb.index(1);
+  Value threadZero = kb.ult(thread, one);
+  kb.ifThen(threadZero, [&] {
+    Value maxWord = kb.index(kMaxWord);
+    kb.store(blockMax, partials, {head, block, maxWord});
+    Value sumWord = kb.index(kSumWord);
+    kb.store(blockSum, partials, {head, block, sumWord});
+    Value lowWord = kb.index(kLowWord);
+    kb.store(blockLow, partials, {head, block, lowWord});
   });
 
   Value expected = kb.i32(static_cast<int32_t>(blocks));
   runInLastWorkgroup(kb, counters, head, expected, [&] {
     auto header = [&](Value b, int64_t word) {
-      return kb.load(partials, {head, b, kb.index(word)});
+      Value at = kb.index(word);
+      return kb.load(partials, {head, b, at});
     };
-    Value headMax = kb.reduce(
-        kb.strided(kb.index(blocks), kb.f32(kMostNegative),
-                   [&](Value b, Value m) { return kb.fmax(m, header(b, kMaxWord)); }),
-        ReduceKind::Max);
-    Value qBase = kb.mul(head, kb.index(hd));
+    Value localMax = kb.strided(blockCount, lowest, [&](Value b, Value m) {
+      return kb.fmax(m, header(b, kMaxWord));
+    });
+    Value headMax = kb.reduce(localMax, ReduceKind::Max);
+    Value headDim = kb.index(hd);
+    Value qBase = kb.mul(head, headDim);
     FarPart far;
     if (auto window = dyn_cast<stage::WindowAttentionOp>(tailOp))
       far = buildFarPart(window, kb, walk.kvHead, qBase, headMax);
@@ -174,75 +202,82 @@ void buildSplitKeys(stage::KeyScoresOp scoresOp, stage::KeyBlocksOp blocksOp,
     // meet in one reduction.
     Value factors = kb.workgroupBuffer(blocks), straddles = kb.workgroupBuffer(blocks);
     auto keysOf = [&](Value b) {
-      Value from = kb.mul(b, kb.index(span));
-      Value to = kb.min(kb.add(from, kb.index(span)), walk.count);
+      Value from = kb.mul(b, spanKeys);
+      Value end = kb.add(from, spanKeys);
+      Value to = kb.min(end, walk.count);
       return std::make_pair(from, to);
     };
     // Under the floor, the weight of key u against the head's maximum.
     auto floorWeight = [&](Value u) {
-      Value shifted = kb.fsub(kb.load(scores, {head, u}), exponent);
-      Value kept = fcmp(kb, arith::CmpFPredicate::OGE, shifted, kb.f32(-16.0f));
-      return kb.select(kept, kb.exp(shifted), kb.f32(0.0f));
+      Value score = kb.load(scores, {head, u});
+      Value shifted = kb.fsub(score, exponent);
+      Value kept = fcmp(kb, arith::CmpFPredicate::OGE, shifted, floorAt);
+      Value weight = kb.exp(shifted);
+      return kb.select(kept, weight, zero);
     };
-    Value localMass = kb.strided(kb.index(blocks), kb.f32(0.0f), [&](Value b, Value mass) {
+    Value yes = kb.f32(1.0f);
+    Value localMass = kb.strided(blockCount, zero, [&](Value b, Value mass) {
       Value shifted = kb.fsub(header(b, kMaxWord), exponent);
       Value factor = kb.exp(shifted);
-      Value again = kb.f32(0.0f);
-      Value fixed = kb.f32(0.0f);
+      Value again = zero;
+      Value fixed = zero;
       if (tail.floor) {
-        Value kept = fcmp(kb, arith::CmpFPredicate::OGE, shifted, kb.f32(-16.0f));
+        Value kept = fcmp(kb, arith::CmpFPredicate::OGE, shifted, floorAt);
         Value lowShifted = kb.fsub(header(b, kLowWord), exponent);
-        Value loses = fcmp(kb, arith::CmpFPredicate::OLT, lowShifted, kb.f32(-16.0f));
-        Value holds = fcmp(kb, arith::CmpFPredicate::OGE, lowShifted, kb.f32(-16.0f));
+        Value loses = fcmp(kb, arith::CmpFPredicate::OLT, lowShifted, floorAt);
+        Value holds = fcmp(kb, arith::CmpFPredicate::OGE, lowShifted, floorAt);
         Value straddle = arith::AndIOp::create(kb.b, kb.loc, kept, loses);
         Value plain = arith::AndIOp::create(kb.b, kb.loc, kept, holds);
-        factor = kb.select(plain, factor, kb.f32(0.0f));
-        again = kb.select(straddle, kb.f32(1.0f), kb.f32(0.0f));
+        factor = kb.select(plain, factor, zero);
+        again = kb.select(straddle, yes, zero);
         auto [from, to] = keysOf(b);
         fixed = kb.ifThenElseValues(
             straddle,
             [&]() -> SmallVector<Value> {
-              return {carriedLoop(kb, from, to, kb.f32(0.0f), [&](Value u, Value acc) {
+              return {carriedLoop(kb, from, to, zero, [&](Value u, Value acc) {
                 return kb.fadd(acc, floorWeight(u));
               })};
             },
-            [&]() -> SmallVector<Value> { return {kb.f32(0.0f)}; })[0];
+            [&]() -> SmallVector<Value> { return {zero}; })[0];
       }
       kb.store(factor, factors, {b});
       kb.store(again, straddles, {b});
       Value scaled = kb.fmul(factor, header(b, kSumWord));
-      return kb.fadd(mass, kb.fadd(scaled, fixed));
+      Value both = kb.fadd(scaled, fixed);
+      return kb.fadd(mass, both);
     });
     // The reduction's barriers also publish the factors.
     Value nearMass = kb.reduce(localMass, ReduceKind::Add);
-    Value inv;
-    if (tail.floor)
-      inv = kb.fdiv(kb.f32(1.0f), kb.fmax(nearMass, kb.f32(1e-20f)));
-    else
-      inv = kb.fdiv(kb.f32(1.0f), kb.fmax(kb.fadd(nearMass, far.mass), kb.f32(1e-30f)));
+    Value mass = tail.floor ? nearMass : kb.fadd(nearMass, far.mass);
+    Value tiny = kb.f32(tail.floor ? 1e-20f : 1e-30f);
+    Value divisor = kb.fmax(mass, tiny);
+    Value inv = kb.fdiv(yes, divisor);
     Value gate, gateScale;
     if (auto window = dyn_cast<stage::WindowAttentionOp>(tailOp)) {
       gate = kb.buffer(window.getGate());
       gateScale = kb.buffer(window.getGateScale());
     }
-    kb.strided(kb.index(hd), [&](Value d) {
-      Value acc = kb.sumSteps(kb.index(0), kb.index(blocks), kb.index(1), kb.f32(0.0f),
-                              kBlocksInFlight, [&](Value b) {
-        Value sum = kb.load(partials, {head, b, kb.add(d, kb.index(kHeader))});
-        return kb.fmul(kb.load(factors, {b}), sum);
+    Value headerWords = kb.index(kHeader);
+    Value half = kb.f32(0.5f);
+    kb.strided(headDim, [&](Value d) {
+      Value sumAt = kb.add(d, headerWords);
+      Value acc = kb.sumSteps(none, blockCount, one, zero, kBlocksInFlight, [&](Value b) {
+        Value sum = kb.load(partials, {head, b, sumAt});
+        Value factor = kb.load(factors, {b});
+        return kb.fmul(factor, sum);
       });
       if (tail.floor) {
         // The straddling blocks' keys, weighed against M (rare).
-        acc = carriedLoop(kb, kb.index(0), kb.index(blocks), acc, [&](Value b, Value sum) {
-          Value straddle = fcmp(kb, arith::CmpFPredicate::OGT, kb.load(straddles, {b}),
-                                kb.f32(0.5f));
+        acc = carriedLoop(kb, none, blockCount, acc, [&](Value b, Value sum) {
+          Value flag = kb.load(straddles, {b});
+          Value straddle = fcmp(kb, arith::CmpFPredicate::OGT, flag, half);
           auto [from, to] = keysOf(b);
           KeyWalk keysOfB = walk;
           keysOfB.count = to;
           return kb.ifThenElseValues(
               straddle,
               [&]() -> SmallVector<Value> {
-                return {sumWeightedValues(kb, keysOfB, d, from, kb.index(1), sum, floorWeight,
+                return {sumWeightedValues(kb, keysOfB, d, from, one, sum, floorWeight,
                                           sinkValue, ringValue)};
               },
               [&]() -> SmallVector<Value> { return {sum}; })[0];
@@ -255,7 +290,8 @@ void buildSplitKeys(stage::KeyScoresOp scoresOp, stage::KeyBlocksOp blocksOp,
       if (gate) {
         Value g = kb.load(gate, {at});
         Value gs = kb.load(gateScale, {at});
-        y = kb.fmul(y, kb.sigmoid(kb.fmul(g, gs)));
+        Value product = kb.fmul(g, gs);
+        y = kb.fmul(y, kb.sigmoid(product));
       }
       if (tail.fold)
         y = kb.fmul(y, kb.load(tail.fold, {at}));

@@ -12,9 +12,9 @@
 // CHECK:      gpu.func @ring(
 // CHECK-SAME:   %[[PARTIALS:arg[0-9]+]]: memref<4x3x19xf32>, %[[COUNTERS:arg[0-9]+]]: memref<4xi32>
 // CHECK:        %[[WG:.*]] = gpu.block_id  x
-// CHECK-NEXT:   %[[HEAD:.*]] = arith.divui %[[WG]], %c3
-// CHECK:        %[[WG2:.*]] = gpu.block_id  x
-// CHECK-NEXT:   %[[BLOCK:.*]] = arith.remui %[[WG2]], %c3
+// CHECK-NEXT:   %[[THREE:.*]] = arith.constant 3 : index
+// CHECK-NEXT:   %[[HEAD:.*]] = arith.divui %[[WG]], %[[THREE]]
+// CHECK-NEXT:   %[[BLOCK:.*]] = arith.remui %[[WG]], %[[THREE]]
 // CHECK:        memref.store %{{.*}}, %[[PARTIALS]][%[[HEAD]], %[[BLOCK]], %{{.*}}] : memref<4x3x19xf32>
 // CHECK:        memref.store %{{.*}}, %[[PARTIALS]][%[[HEAD]], %[[BLOCK]], %c2{{.*}}] : memref<4x3x19xf32>
 // CHECK:        spirv.MemoryBarrier <Device>, <Release|UniformMemory>

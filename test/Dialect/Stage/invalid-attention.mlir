@@ -21,16 +21,6 @@ func.func @window(%o: memref<48xf32>, %vr: memref<1x8x16xf32>, %p: memref<4xi32>
 
 // -----
 
-func.func @too_many_keys(%o: memref<48xf32>, %vr: memref<1x5000x16xf32>, %p: memref<4xi32>, %s: memref<3x5000xf32>) {
-  stage.dispatch {
-    // expected-error @+1 {{sinks + ring window = 5000 keys exceed the 4096 weights a workgroup holds}}
-    stage.attention scores(%s : memref<3x5000xf32>) v_ring(%vr : memref<1x5000x16xf32>) params(%p : memref<4xi32>) out(%o : memref<48xf32>)
-  }
-  return
-}
-
-// -----
-
 func.func @params(%o: memref<48xf32>, %vr: memref<1x8x16xf32>, %p: memref<2xi32>, %s: memref<3x8xf32>) {
   stage.dispatch {
     // expected-error @+1 {{params must hold at least 4 words}}

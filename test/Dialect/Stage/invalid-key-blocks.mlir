@@ -23,20 +23,6 @@ func.func @plain(%b: memref<3x1x19xf32>, %c: memref<3xi32>) {
 
 // -----
 
-func.func @block_keys(%q: memref<48xf32>, %kr: memref<1x8x16xf32>, %vr: memref<1x8x16xf32>,
-                      %p: memref<4xi32>, %s: memref<3x8xf32>, %o: memref<48xf32>,
-                      %b: memref<3x1x19xf32>, %c: memref<3xi32>) {
-  // expected-error @+1 {{stage #1 ('stage.key_blocks') has no keys a block}}
-  stage.dispatch attributes {fusion = "split_keys"} {
-    stage.key_scores q(%q : memref<48xf32>) k_ring(%kr : memref<1x8x16xf32>) params(%p : memref<4xi32>) scores(%s : memref<3x8xf32>) {scale = 0.25 : f32}
-    stage.key_blocks partials(%b : memref<3x1x19xf32>) counters(%c : memref<3xi32>) {block_keys = 0 : i64}
-    stage.attention scores(%s : memref<3x8xf32>) v_ring(%vr : memref<1x8x16xf32>) params(%p : memref<4xi32>) out(%o : memref<48xf32>)
-  }
-  return
-}
-
-// -----
-
 func.func @zero_keys(%b: memref<3x1x19xf32>, %c: memref<3xi32>) {
   stage.dispatch {
     // expected-error @+1 {{block_keys must be in [1, 4096], got 0}}
@@ -104,10 +90,42 @@ func.func @scores(%q: memref<48xf32>, %kr: memref<1x8x16xf32>, %vr: memref<1x8x1
 // -----
 
 func.func @elsewhere(%b: memref<3x1x19xf32>, %c: memref<3xi32>, %x: memref<64xf32>, %y: memref<64xf32>) {
-  // expected-error @+1 {{stage #1 ('stage.key_blocks') belongs in a split_keys dispatch}}
   stage.dispatch attributes {fusion = "concurrent"} {
     stage.add ins(%x, %x : memref<64xf32>, memref<64xf32>) out(%y : memref<64xf32>)
+    // expected-error @+1 {{belongs in a stage.dispatch of fusion "split_keys"}}
     stage.key_blocks partials(%b : memref<3x1x19xf32>) counters(%c : memref<3xi32>) {block_keys = 8 : i64}
+  }
+  return
+}
+
+// -----
+
+// A malformed stage inside a split_keys dispatch is refused by its own
+// verifier before the form's rules read its shapes (the MLIR parser fuzzer
+// found the form's rules reading an unverified stage).
+func.func @rank(%q: memref<48xf32>, %kr: memref<1x8x16xf32>, %vr: memref<1x8x16xf32>,
+                %p: memref<4xi32>, %s: memref<3x8xf32>, %o: memref<48xf32>,
+                %b: memref<19xf32>, %c: memref<3xi32>) {
+  stage.dispatch attributes {fusion = "split_keys"} {
+    stage.key_scores q(%q : memref<48xf32>) k_ring(%kr : memref<1x8x16xf32>) params(%p : memref<4xi32>) scores(%s : memref<3x8xf32>) {scale = 0.25 : f32}
+    // expected-error @+1 {{operand #0 must be 3D memref of 32-bit float values}}
+    stage.key_blocks partials(%b : memref<19xf32>) counters(%c : memref<3xi32>) {block_keys = 8 : i64}
+    stage.attention scores(%s : memref<3x8xf32>) v_ring(%vr : memref<1x8x16xf32>) params(%p : memref<4xi32>) out(%o : memref<48xf32>)
+  }
+  return
+}
+
+// -----
+
+// The MLIR parser fuzzer's find: the marker without its block_keys.
+func.func @no_block_keys(%q: memref<48xf32>, %kr: memref<1x8x16xf32>, %vr: memref<1x8x16xf32>,
+                         %p: memref<4xi32>, %s: memref<3x8xf32>, %o: memref<48xf32>,
+                         %b: memref<3x1x19xf32>, %c: memref<3xi32>) {
+  stage.dispatch attributes {fusion = "split_keys"} {
+    stage.key_scores q(%q : memref<48xf32>) k_ring(%kr : memref<1x8x16xf32>) params(%p : memref<4xi32>) scores(%s : memref<3x8xf32>) {scale = 0.25 : f32}
+    // expected-error @+1 {{requires attribute 'block_keys'}}
+    stage.key_blocks partials(%b : memref<3x1x19xf32>) counters(%c : memref<3xi32>) {blockk_eys = 8 : i64}
+    stage.attention scores(%s : memref<3x8xf32>) v_ring(%vr : memref<1x8x16xf32>) params(%p : memref<4xi32>) out(%o : memref<48xf32>)
   }
   return
 }

@@ -120,16 +120,6 @@ func.func @f(%q: memref<72xf32>, %vr: memref<1x8x24xf32>, %g: memref<72xf32>, %s
 
 // -----
 
-func.func @f(%q: memref<72xf32>, %vr: memref<1x5000x24xf32>, %g: memref<72xf32>, %sg: memref<72xf32>, %p: memref<4xi32>, %o: memref<72xf32>, %sc: memref<3x5000xf32>) {
-  stage.dispatch {
-    // expected-error @+1 {{window 5000 exceeds the 4096 near scores a workgroup holds}}
-    stage.window_attention q(%q : memref<72xf32>) scores(%sc : memref<3x5000xf32>) v_ring(%vr : memref<1x5000x24xf32>) gate(%g : memref<72xf32>) gate_scale(%sg : memref<72xf32>) params(%p : memref<4xi32>) out(%o : memref<72xf32>) {window = 5000 : i64, scale = 4.0 : f32}
-  }
-  return
-}
-
-// -----
-
 func.func @f(%q: memref<72xf32>, %vr: memref<1x8x24xf32>, %g: memref<72xf32>, %sg: memref<72xf32>, %p: memref<4xi32>, %o: memref<72xf32>, %l: memref<1x3x16xf32>, %m: memref<1x3x3xf32>, %s: memref<1x3x26xf32>, %meta: memref<3xi32>, %sc: memref<3x5xf32>) {
   stage.dispatch {
     // expected-error @+1 {{landmarks must be [kvh = 1, m, hd = 24]}}
@@ -194,17 +184,6 @@ func.func @f(%q: memref<72xf32>, %vr: memref<1x8x24xf32>, %sk: memref<2x3x24xf32
   stage.dispatch {
     // expected-error @+1 {{sink_v must be [kvh = 1, ns, hd = 24], got 'memref<2x3x24xf32>'}}
     stage.window_attention q(%q : memref<72xf32>) scores(%sc : memref<3x8xf32>) v_ring(%vr : memref<1x8x24xf32>) sink_v(%sk : memref<2x3x24xf32>) gate(%g : memref<72xf32>) gate_scale(%sg : memref<72xf32>) params(%p : memref<4xi32>) out(%o : memref<72xf32>) {window = 5 : i64, scale = 4.0 : f32}
-  }
-  return
-}
-
-// -----
-
-// The kernel's limit: every near score, sinks included, in workgroup memory.
-func.func @f(%q: memref<72xf32>, %vr: memref<1x8x24xf32>, %sk: memref<1x4090x24xf32>, %g: memref<72xf32>, %sg: memref<72xf32>, %p: memref<4xi32>, %o: memref<72xf32>, %sc: memref<3x8180xf32>) {
-  stage.dispatch {
-    // expected-error @+1 {{sinks + window = 4090 + 8 = 4098 exceeds the 4096 near scores a workgroup holds (num_sinks + window <= 4096)}}
-    stage.window_attention q(%q : memref<72xf32>) scores(%sc : memref<3x8180xf32>) v_ring(%vr : memref<1x8x24xf32>) sink_v(%sk : memref<1x4090x24xf32>) gate(%g : memref<72xf32>) gate_scale(%sg : memref<72xf32>) params(%p : memref<4xi32>) out(%o : memref<72xf32>) {window = 8 : i64, scale = 4.0 : f32}
   }
   return
 }

@@ -695,6 +695,13 @@ TEST_F(KernelExecution, SplitKeysWideBlocksWalkTheirValues) {
                  /*blockKeys=*/300);
 }
 
+// Past the 4,096 weights an attention kernel of its own holds: a ring of 5,000
+// keys and 3 sinks, 79 blocks a head, only the split_keys kernel runs it.
+TEST_F(KernelExecution, SplitKeysPastTheHeldWeights) {
+  checkAttention(/*qh=*/2, /*kvh=*/1, /*hd=*/16, /*W=*/5000, /*ns=*/3, /*pos=*/7000, {5000},
+                 /*blockKeys=*/64);
+}
+
 TEST_F(KernelExecution, RopeKvWritePartialRotary) {
   const int64_t qh = 3, kvh = 1, hd = 16, rd = 8, W = 8, pos = 13;
   const float theta = 10000.0f;

@@ -103,9 +103,5 @@ LogicalResult AttentionOp::verify() {
     return failure();
   if (failed(verifyGroupWindows(*this, getGroupWindows(), kvh, cap)))
     return failure();
-  if (getMaxKeys() > kMaxKeys)
-    return emitOpError("sinks + ring window = ")
-           << getMaxKeys() << " keys exceed the " << kMaxKeys
-           << " weights a workgroup holds";
   return verifyScores(*this, getScores(), *qh, getMaxKeys());
 }

@@ -72,25 +72,6 @@ void DispatchOp::build(OpBuilder &builder, OperationState &state,
                      builder.getI64IntegerAttr(skipWord));
 }
 
-LogicalResult DispatchOp::verifyRegions() {
-  Value flag = getSkipFlag();
-  if (static_cast<bool>(flag) != getSkipWord().has_value())
-    return emitOpError("skip_if needs both the flag buffer and its word");
-  if (!flag)
-    return success();
-  auto type = llvm::cast<MemRefType>(flag.getType());
-  if (!type.hasStaticShape() || !type.getLayout().isIdentity())
-    return emitOpError("skip_if flag must be a static identity-layout "
-                       "memref, got ")
-           << type;
-  int64_t word = static_cast<int64_t>(*getSkipWord());
-  if (word < 0 || word >= type.getDimSize(0))
-    return emitOpError("skip_if word ")
-           << word << " is outside the flag buffer (" << type.getDimSize(0)
-           << " words)";
-  return success();
-}
-
 //===----------------------------------------------------------------------===//
 // window_attention
 //===----------------------------------------------------------------------===//
@@ -125,18 +106,7 @@ LogicalResult WindowAttentionOp::verify() {
            << cap << "] (the ring capacity), got " << window;
   if (getSinkV() && failed(verifySinks(*this, "sink_v", getSinkV(), kvh, hd)))
     return failure();
-  // Every near weight (sinks first, then the window) sits in workgroup memory.
   int64_t sinks = getNumSinks();
-  if (sinks == 0 && window > kMaxWindow)
-    return emitOpError("window ")
-           << window << " exceeds the " << kMaxWindow
-           << " near scores a workgroup holds";
-  if (sinks + window > kMaxWindow)
-    return emitOpError("sinks + window = ")
-           << sinks << " + " << window << " = " << sinks + window
-           << " exceeds the " << kMaxWindow
-           << " near scores a workgroup holds (num_sinks + window <= "
-           << kMaxWindow << ")";
   if (failed(verifyScores(*this, getScores(), *qh, sinks + window)))
     return failure();
   if (getLandmarks()) {

@@ -85,16 +85,13 @@ LogicalResult DispatchOp::verify() {
   }
   if (stages.empty())
     return emitOpError("must hold a stage besides its prefetches");
-  // A fused form (StageFusion.h, docs/fusion.md) has its own rules.
+  // A fused form's rules read its stages' attributes and shapes: they are
+  // checked once the stages are verified (verifyRegions).
   if (std::optional<StringRef> fusion = getFusion()) {
-    std::optional<FusionForm> form = parseFusionForm(*fusion);
-    if (!form)
+    if (!parseFusionForm(*fusion))
       return emitOpError("fusion must be \"one_workgroup\", \"concurrent\", \"pointwise\", "
-                         "\"row_epilogue\" or \"last_workgroup\", got \"")
+                         "\"row_epilogue\", \"last_workgroup\" or \"split_keys\", got \"")
              << *fusion << "\"";
-    std::string whyNot;
-    if (!canFuse(*form, stages, whyNot))
-      return emitOpError("fusion \"") << *fusion << "\": " << whyNot;
     return success();
   }
   if (count > 1 && !allSingleWorkgroup)
@@ -103,6 +100,36 @@ LogicalResult DispatchOp::verify() {
            << " stages needs every stage to run in one workgroup (rmsnorm, "
               "router, slerp, dory_mix): only a workgroup "
               "barrier may separate fused stages";
+  return success();
+}
+
+LogicalResult DispatchOp::verifyRegions() {
+  // A fused form (StageFusion.h, docs/fusion.md) has its own rules.
+  if (std::optional<StringRef> fusion = getFusion()) {
+    SmallVector<Operation *> stages;
+    for (Operation &op : getBody().front())
+      if (!isa<PrefetchOp>(op))
+        stages.push_back(&op);
+    std::string whyNot;
+    if (!canFuse(*parseFusionForm(*fusion), stages, whyNot))
+      return emitOpError("fusion \"") << *fusion << "\": " << whyNot;
+  }
+  // Dory's early exit: skip_if(%flag)[word].
+  Value flag = getSkipFlag();
+  if (static_cast<bool>(flag) != getSkipWord().has_value())
+    return emitOpError("skip_if needs both the flag buffer and its word");
+  if (!flag)
+    return success();
+  auto type = llvm::cast<MemRefType>(flag.getType());
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+    return emitOpError("skip_if flag must be a static identity-layout "
+                       "memref, got ")
+           << type;
+  int64_t word = static_cast<int64_t>(*getSkipWord());
+  if (word < 0 || word >= type.getDimSize(0))
+    return emitOpError("skip_if word ")
+           << word << " is outside the flag buffer (" << type.getDimSize(0)
+           << " words)";
   return success();
 }
 

@@ -416,13 +416,24 @@ void fuseLastWorkgroupTails(ArrayRef<DispatchOp> run, const cost::CostModel &mod
   }
 }
 
+/// Whether an attention has more keys than a kernel of its own holds (a
+/// head's weights in workgroup memory).
+bool holdsTooManyKeys(Operation *attention) {
+  if (auto op = dyn_cast<AttentionOp>(attention))
+    return op.getMaxKeys() > AttentionOp::kMaxKeys;
+  auto op = cast<WindowAttentionOp>(attention);
+  return op.getNumSinks() + static_cast<int64_t>(op.getWindow()) > WindowAttentionOp::kMaxWindow;
+}
+
 /// Merges each lone stage.key_scores dispatch of `run` with the lone
 /// attention dispatch that reads its scores (the first dispatch after it
 /// that it conflicts with) into one split_keys dispatch, where nothing
 /// between them touches what the attention does (it moves up) and the
-/// merged kernel's bindings fit.
-void splitKeyDispatches(ArrayRef<DispatchOp> run, FunctionOpInterface func,
-                        int64_t blockKeys, unsigned maxBindings) {
+/// merged kernel's bindings fit; with `oversizedOnly`, only attentions
+/// holdsTooManyKeys. Returns whether it merged any.
+bool splitKeyDispatches(ArrayRef<DispatchOp> run, FunctionOpInterface func,
+                        int64_t blockKeys, unsigned maxBindings, bool oversizedOnly) {
+  bool merged = false;
   SmallVector<DispatchOp> order(run.begin(), run.end());
   for (size_t i = 0; i < order.size(); ++i) {
     DispatchOp lead = order[i];
@@ -439,7 +450,8 @@ void splitKeyDispatches(ArrayRef<DispatchOp> run, FunctionOpInterface func,
     SmallVector<Operation *> tailStages = stagesOf(tail);
     std::string whyNot;
     if (formOf(tail) || tailStages.size() != 1 || !sameSkipCondition(lead, tail) ||
-        !canSplitKeys(leadStages.front(), tailStages.front(), whyNot))
+        !canSplitKeys(leadStages.front(), tailStages.front(), whyNot) ||
+        (oversizedOnly && !holdsTooManyKeys(tailStages.front())))
       continue;
     if (llvm::any_of(ArrayRef<DispatchOp>(order).slice(i + 1, *reader - i - 1),
                      [&](DispatchOp between) { return dispatchesConflict(between, tail); }))
@@ -461,13 +473,15 @@ void splitKeyDispatches(ArrayRef<DispatchOp> run, FunctionOpInterface func,
     Value counters = partials ? addStateWords(func, name + ".counters", heads, lead.getLoc())
                               : Value();
     if (!counters)
-      return;
+      return merged;
     OpBuilder b = OpBuilder::atBlockEnd(&lead.getBody().front());
     KeyBlocksOp::create(b, tail.getLoc(), partials, counters,
                         b.getI64IntegerAttr(blockKeys));
     mergeGroup({lead, tail}, FusionForm::SplitKeys);
     order.erase(order.begin() + *reader);
+    merged = true;
   }
+  return merged;
 }
 
 /// Sets stage.estimated_us on every dispatch of the run: its kernel plus a
@@ -524,12 +538,21 @@ struct KilnFuseDispatchesPass
       return signalPassFailure();
     }
     for (FunctionOpInterface f : funcs) {
-      bool replan = fuse && canReplanScratch(f);
+      bool canReplan = canReplanScratch(f);
+      bool replan = fuse && canReplan;
       if (replan)
         releaseScratchSlots(f);
-      if (fuse && splitAttention)
-        for (SmallVector<DispatchOp> &run : dispatchRuns(f))
-          splitKeyDispatches(run, f, blockKeys, maxBindings);
+      // An attention past what a kernel of its own holds is split whatever
+      // the switches say: it has no other kernel. Its new state buffers are
+      // placed by the memory plan, run again for them without fusion too.
+      bool split = false;
+      for (SmallVector<DispatchOp> &run : dispatchRuns(f))
+        split |= splitKeyDispatches(run, f, blockKeys, maxBindings,
+                                    /*oversizedOnly=*/!(fuse && splitAttention));
+      if (split && canReplan && !replan) {
+        releaseScratchSlots(f);
+        replan = true;
+      }
       for (SmallVector<DispatchOp> &run : dispatchRuns(f)) {
         if (!fuse)
           continue;

@@ -477,8 +477,9 @@ def Stage_AttentionOp : Stage_Op<"attention", [AttrSizedOperandSegments]> {
     `scores[hq, u]` this op reads). Softmax in which a key more than 16 below
     the head's maximum is dropped from sum and normaliser; `out = Σ w·v`
     (times `fold` when given). A workgroup per (query head, slice of head
-    dims): each reads the head's scores (sinks + window ≤ kMaxKeys weights
-    held in workgroup memory) and its dims of every value row.
+    dims): each reads the head's scores (sinks + window weights held in
+    workgroup memory: at most kMaxKeys as a kernel of its own, none in a
+    split_keys dispatch) and its dims of every value row.
     MODELS.md, anchor mixer.
 
     ```mlir
@@ -736,7 +737,8 @@ def Stage_WindowAttentionOp : Stage_Op<"window_attention", [AttrSizedOperandSegm
     `o = (Σ_j e^{s_j−c} v_j + Σ_b gain_b θ_b) / max(Σ_j e^{s_j−c} + F, 1e−30)`
     and `out = o ⊙ σ(gate ⊙ gate_scale)` (times `fold` when given: the column
     field of W_o under q8_2f). A workgroup per (query head, slice of head
-    dims); the near weights in workgroup memory (sinks + window ≤ kMaxWindow).
+    dims); the near weights in workgroup memory (sinks + window ≤ kMaxWindow as
+    a kernel of its own; a split_keys dispatch has no such limit).
     MODELS.md, Dory near attention and far field.
 
     ```mlir
