@@ -38,24 +38,23 @@ namespace {
 /// past the limit).
 LogicalResult verifyHeldWeights(Operation *op) {
   auto dispatch = dyn_cast_or_null<stage::DispatchOp>(op->getParentOp());
-  if (dispatch && dispatch.getFusion() == stage::fusionFormName(stage::FusionForm::SplitKeys))
+  if (!isa<stage::AttentionOp, stage::WindowAttentionOp>(op) ||
+      !stage::exceedsOwnKernelKeys(op) ||
+      (dispatch &&
+       dispatch.getFusion() == stage::fusionFormName(stage::FusionForm::SplitKeys)))
     return success();
-  if (auto attention = dyn_cast<stage::AttentionOp>(op); attention &&
-      attention.getMaxKeys() > stage::AttentionOp::kMaxKeys)
+  if (auto attention = dyn_cast<stage::AttentionOp>(op))
     return attention.emitOpError("sinks + ring window = ")
            << attention.getMaxKeys() << " keys exceed the " << stage::AttentionOp::kMaxKeys
            << " weights a workgroup holds (as a kernel of its own; in a split_keys dispatch "
               "there is no such limit)";
-  if (auto window = dyn_cast<stage::WindowAttentionOp>(op)) {
-    int64_t sinks = window.getNumSinks(), keys = static_cast<int64_t>(window.getWindow());
-    if (sinks + keys > stage::WindowAttentionOp::kMaxWindow)
-      return window.emitOpError("sinks + window = ")
-             << sinks << " + " << keys << " = " << sinks + keys << " exceeds the "
-             << stage::WindowAttentionOp::kMaxWindow
-             << " near scores a workgroup holds (as a kernel of its own; in a split_keys "
-                "dispatch there is no such limit)";
-  }
-  return success();
+  auto window = cast<stage::WindowAttentionOp>(op);
+  int64_t sinks = window.getNumSinks(), keys = static_cast<int64_t>(window.getWindow());
+  return window.emitOpError("sinks + window = ")
+         << sinks << " + " << keys << " = " << sinks + keys << " exceeds the "
+         << stage::WindowAttentionOp::kMaxWindow
+         << " near scores a workgroup holds (as a kernel of its own; in a split_keys "
+            "dispatch there is no such limit)";
 }
 
 FailureOr<KernelShape> shapeOfStage(Operation *op, const StageToGPUOptions &o) {

@@ -21,6 +21,8 @@ inline int64_t dim(mlir::Value buffer, unsigned index) {
   return llvm::cast<mlir::MemRefType>(buffer.getType()).getDimSize(index);
 }
 
+inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
 inline int64_t elements(mlir::Value buffer) {
   return llvm::cast<mlir::MemRefType>(buffer.getType()).getNumElements();
 }

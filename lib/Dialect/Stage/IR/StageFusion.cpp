@@ -14,6 +14,8 @@
 #include "kiln/Dialect/Stage/IR/StageModule.h"
 #include "kiln/Dialect/Stage/IR/StageOps.h"
 
+#include "BufferRules.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -323,8 +325,8 @@ bool canRunLastWorkgroupTail(Operation *lead, ArrayRef<Operation *> tail,
 
 namespace {
 
-int64_t dimOf(Value v, unsigned i) { return cast<MemRefType>(v.getType()).getDimSize(i); }
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+using detail::ceilDiv;
+using detail::dim;
 
 /// [key_scores, key_blocks, attention | window_attention]: the walk rules
 /// (canSplitKeys), and the blocks' partials and counters fit its heads.
@@ -337,25 +339,22 @@ bool canFuseSplitKeys(ArrayRef<Operation *> stages, std::string &whyNot) {
   }
   if (!canSplitKeys(stages[0], stages[2], whyNot))
     return false;
-  auto scores = cast<KeyScoresOp>(stages[0]);
-  int64_t hd = dimOf(scores.getKRing(), 2);
-  int64_t heads = dimOf(scores.getScores(), 0), slots = dimOf(scores.getScores(), 1);
   Value partials = blocks.getPartials();
   int64_t blockKeys = static_cast<int64_t>(blocks.getBlockKeys());
   if (blockKeys < 1) {
     whyNot = describe(blocks, 1) + " has no keys a block";
     return false;
   }
-  if (dimOf(partials, 0) != heads || dimOf(partials, 2) != hd + KeyBlocksOp::kHeaderFloats ||
-      dimOf(partials, 1) != ceilDiv(slots, blockKeys)) {
+  SmallVector<int64_t, 3> shape = splitKeysPartialsShape(stages[0], blockKeys);
+  int64_t heads = shape[0];
+  if (cast<MemRefType>(partials.getType()).getShape() != ArrayRef<int64_t>(shape)) {
     whyNot = describe(blocks, 1) + " partials must be [" + std::to_string(heads) +
-             " heads, " + std::to_string(ceilDiv(slots, blockKeys)) + " blocks of " +
-             std::to_string(blockKeys) + " of the " + std::to_string(slots) +
-             " key slots, " + std::to_string(hd + KeyBlocksOp::kHeaderFloats) +
-             " (hd + 3) floats]";
+             " heads, " + std::to_string(shape[1]) + " blocks of " + std::to_string(blockKeys) +
+             " of the " + std::to_string(dim(cast<KeyScoresOp>(stages[0]).getScores(), 1)) +
+             " key slots, " + std::to_string(shape[2]) + " (hd + 3) floats]";
     return false;
   }
-  if (dimOf(blocks.getCounters(), 0) < heads) {
+  if (dim(blocks.getCounters(), 0) < heads) {
     whyNot = describe(blocks, 1) + " counters must hold a word per head (" +
              std::to_string(heads) + ")";
     return false;
@@ -384,7 +383,7 @@ bool canSplitKeys(Operation *lead, Operation *tail, std::string &whyNot) {
     vRing = attention.getVRing();
     sinkV = attention.getSinkV();
     auto windows = attention.getGroupWindows();
-    int64_t cap = dimOf(vRing, 1);
+    int64_t cap = dim(vRing, 1);
     windowOf = [windows, cap](int64_t g) { return windows ? (*windows)[g] : cap; };
   } else {
     auto window = cast<WindowAttentionOp>(tail);
@@ -399,17 +398,30 @@ bool canSplitKeys(Operation *lead, Operation *tail, std::string &whyNot) {
     return refuse("reads other scores than stage #0 writes");
   Value kRing = scores.getKRing();
   for (unsigned i = 0; i < 3; ++i)
-    if (dimOf(vRing, i) != dimOf(kRing, i))
+    if (dim(vRing, i) != dim(kRing, i))
       return refuse("has a value ring shaped unlike stage #0's key ring");
-  if ((sinkV ? dimOf(sinkV, 1) : 0) != scores.getNumSinks())
+  if ((sinkV ? dim(sinkV, 1) : 0) != scores.getNumSinks())
     return refuse("has other sinks than stage #0 scores");
   if (positionWord != static_cast<int64_t>(scores.getPositionWord()))
     return refuse("reads the position from another params word than stage #0");
-  for (int64_t g = 0, kvh = dimOf(kRing, 0); g < kvh; ++g)
+  for (int64_t g = 0, kvh = dim(kRing, 0); g < kvh; ++g)
     if (windowOf(g) != scores.getWindowOf(g))
       return refuse("sees another window of KV head " + std::to_string(g) +
                     " than stage #0 scores");
   return true;
+}
+
+bool exceedsOwnKernelKeys(Operation *attention) {
+  if (auto op = dyn_cast<AttentionOp>(attention))
+    return op.getMaxKeys() > AttentionOp::kMaxKeys;
+  auto op = cast<WindowAttentionOp>(attention);
+  return op.getNumSinks() + static_cast<int64_t>(op.getWindow()) > WindowAttentionOp::kMaxWindow;
+}
+
+SmallVector<int64_t, 3> splitKeysPartialsShape(Operation *scores, int64_t blockKeys) {
+  auto op = cast<KeyScoresOp>(scores);
+  return {dim(op.getScores(), 0), ceilDiv(dim(op.getScores(), 1), blockKeys),
+          dim(op.getKRing(), 2) + KeyBlocksOp::kHeaderFloats};
 }
 
 bool canFuse(FusionForm form, ArrayRef<Operation *> stages, std::string &whyNot) {

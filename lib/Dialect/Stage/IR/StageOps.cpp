@@ -28,8 +28,6 @@ LogicalResult verifyParams(Operation *op, Value params) {
   return success();
 }
 
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 bool isSingleWorkgroupStage(Operation *op) {
   return isa<RMSNormOp, RouterOp, SlerpOp, DoryMixOp>(op);
 }

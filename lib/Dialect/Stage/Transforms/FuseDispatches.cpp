@@ -416,21 +416,13 @@ void fuseLastWorkgroupTails(ArrayRef<DispatchOp> run, const cost::CostModel &mod
   }
 }
 
-/// Whether an attention has more keys than a kernel of its own holds (a
-/// head's weights in workgroup memory).
-bool holdsTooManyKeys(Operation *attention) {
-  if (auto op = dyn_cast<AttentionOp>(attention))
-    return op.getMaxKeys() > AttentionOp::kMaxKeys;
-  auto op = cast<WindowAttentionOp>(attention);
-  return op.getNumSinks() + static_cast<int64_t>(op.getWindow()) > WindowAttentionOp::kMaxWindow;
-}
-
 /// Merges each lone stage.key_scores dispatch of `run` with the lone
 /// attention dispatch that reads its scores (the first dispatch after it
 /// that it conflicts with) into one split_keys dispatch, where nothing
 /// between them touches what the attention does (it moves up) and the
 /// merged kernel's bindings fit; with `oversizedOnly`, only attentions
-/// holdsTooManyKeys. Returns whether it merged any.
+/// past what a kernel of their own holds (exceedsOwnKernelKeys). Returns
+/// whether it merged any.
 bool splitKeyDispatches(ArrayRef<DispatchOp> run, FunctionOpInterface func,
                         int64_t blockKeys, unsigned maxBindings, bool oversizedOnly) {
   bool merged = false;
@@ -451,7 +443,7 @@ bool splitKeyDispatches(ArrayRef<DispatchOp> run, FunctionOpInterface func,
     std::string whyNot;
     if (formOf(tail) || tailStages.size() != 1 || !sameSkipCondition(lead, tail) ||
         !canSplitKeys(leadStages.front(), tailStages.front(), whyNot) ||
-        (oversizedOnly && !holdsTooManyKeys(tailStages.front())))
+        (oversizedOnly && !exceedsOwnKernelKeys(tailStages.front())))
       continue;
     if (llvm::any_of(ArrayRef<DispatchOp>(order).slice(i + 1, *reader - i - 1),
                      [&](DispatchOp between) { return dispatchesConflict(between, tail); }))
@@ -460,17 +452,11 @@ bool splitKeyDispatches(ArrayRef<DispatchOp> run, FunctionOpInterface func,
     // The partials and the counters are two bindings more.
     if (bindingsOf(both, lead.getSkipFlag()) + 2 > maxBindings)
       continue;
-    auto scores = cast<KeyScoresOp>(leadStages.front());
-    auto scoresType = cast<MemRefType>(scores.getScores().getType());
-    int64_t heads = scoresType.getDimSize(0), slots = scoresType.getDimSize(1);
-    int64_t hd = cast<MemRefType>(scores.getKRing().getType()).getDimSize(2);
-    int64_t blocks = (slots + blockKeys - 1) / blockKeys;
+    SmallVector<int64_t, 3> shape = splitKeysPartialsShape(leadStages.front(), blockKeys);
     std::string name = lead.getKernelName().value_or("attention").str();
-    MLIRContext *ctx = func->getContext();
-    auto partialsType = MemRefType::get({heads, blocks, hd + KeyBlocksOp::kHeaderFloats},
-                                        Float32Type::get(ctx));
+    auto partialsType = MemRefType::get(shape, Float32Type::get(func->getContext()));
     Value partials = addStateBuffer(func, name + ".partials", partialsType, lead.getLoc());
-    Value counters = partials ? addStateWords(func, name + ".counters", heads, lead.getLoc())
+    Value counters = partials ? addStateWords(func, name + ".counters", shape[0], lead.getLoc())
                               : Value();
     if (!counters)
       return merged;

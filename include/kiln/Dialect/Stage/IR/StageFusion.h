@@ -117,6 +117,16 @@ bool canRunLastWorkgroupTail(mlir::Operation *lead, llvm::ArrayRef<mlir::Operati
 /// two may form a split_keys dispatch; otherwise `whyNot` names the rule.
 bool canSplitKeys(mlir::Operation *lead, mlir::Operation *tail, std::string &whyNot);
 
+/// Whether an attention stage (stage.attention or stage.window_attention)
+/// has more keys a head than a kernel of its own holds in workgroup memory:
+/// such an attention runs only as a split_keys dispatch.
+bool exceedsOwnKernelKeys(mlir::Operation *attention);
+
+/// The partials a split_keys dispatch of `scores` (a stage.key_scores) needs
+/// with blocks of `blockKeys`: [heads, ceil(key slots / blockKeys), hd + 3].
+llvm::SmallVector<int64_t, 3> splitKeysPartialsShape(mlir::Operation *scores,
+                                                     int64_t blockKeys);
+
 } // namespace kiln::stage
 
 #endif // KILN_DIALECT_STAGE_IR_STAGEFUSION_H
