@@ -529,51 +529,45 @@ void KernelExecution::checkAttention(int64_t qh, int64_t kvh, int64_t hd, int64_
       (sinks ? " sink_v(%sv : " + sink + ")" : "") +
       "\n        params(%p : memref<4xi32>) out(%o : " + q + ") {group_windows = array<i64: " +
       windows + ">}\n";
+  // The key_scores stage's buffers and arguments, in the order it first uses
+  // them (without sinks, no sink operands at all).
+  std::vector<Bytes> scoring = {bytesOf(qr)};
+  if (sinks)
+    scoring.push_back(bytesOf(qp));
+  scoring.push_back(bytesOf(kr));
+  if (sinks)
+    scoring.push_back(bytesOf(sk));
+  scoring.push_back(bytesOf(params));
+  scoring.push_back(bytesOf(std::vector<float>(qh * (ns + W))));
+  std::string scoringArgs = "%qr: " + q + ", %qp: " + q + ", %kr: " + ring +
+                            (sinks ? ", %sk: " + sink : "") + ", %p: memref<4xi32>, %s: " + scores;
   std::vector<Bytes> buffers;
   if (blockKeys > 0) {
     // One kernel: the buffers in the order the three stages first use them.
     int64_t blocks = (ns + W + blockKeys - 1) / blockKeys;
     std::string partials = "memref<" + n(qh) + "x" + n(blocks) + "x" + n(hd + 3) + "xf32>";
     std::string counters = "memref<" + n(qh) + "xi32>";
-    buffers = {bytesOf(qr)};
-    if (sinks)
-      buffers.push_back(bytesOf(qp));
-    buffers.push_back(bytesOf(kr));
-    if (sinks)
-      buffers.push_back(bytesOf(sk));
-    buffers.push_back(bytesOf(params));
-    buffers.push_back(bytesOf(std::vector<float>(qh * (ns + W))));
+    buffers = scoring;
     buffers.push_back(bytesOf(std::vector<float>(qh * blocks * (hd + 3))));
     buffers.push_back(bytesOf(std::vector<int32_t>(qh)));
     buffers.push_back(bytesOf(vr));
     if (sinks)
       buffers.push_back(bytesOf(sv));
     buffers.push_back(bytesOf(std::vector<float>(qh * hd)));
-    run("func.func @f(%qr: " + q + ", %qp: " + q + ", %kr: " + ring +
-            (sinks ? ", %sk: " + sink : "") + ", %p: memref<4xi32>, %s: " + scores +
-            ", %b: " + partials + ", %c: " + counters + ", %vr: " + ring +
-            (sinks ? ", %sv: " + sink : "") + ", %o: " + q + ") {\n"
+    run("func.func @f(" + scoringArgs + ", %b: " + partials + ", %c: " + counters +
+            ", %vr: " + ring + (sinks ? ", %sv: " + sink : "") + ", %o: " + q + ") {\n"
             "  stage.dispatch \"attend\" attributes {fusion = \"split_keys\"} {\n" +
             scoreStage + "    stage.key_blocks partials(%b : " + partials + ") counters(%c : " +
             counters + ") {block_keys = " + n(blockKeys) + " : i64}\n" + attendStage +
             "  }\n  return\n}",
         buffers);
     // The counters are back at zero for the next dispatch.
-    for (int32_t word : valuesOf<int32_t>(buffers[sinks ? 7 : 5]))
+    for (int32_t word : valuesOf<int32_t>(buffers[scoring.size() + 1]))
       EXPECT_EQ(word, 0);
   } else {
     // Two kernels, as a plan runs them: the scores, then the weights and
-    // values (without sinks, no sink operands at all).
-    std::vector<Bytes> scoring = {bytesOf(qr)};
-    if (sinks)
-      scoring.push_back(bytesOf(qp));
-    scoring.push_back(bytesOf(kr));
-    if (sinks)
-      scoring.push_back(bytesOf(sk));
-    scoring.push_back(bytesOf(params));
-    scoring.push_back(bytesOf(std::vector<float>(qh * (ns + W))));
-    run("func.func @f(%qr: " + q + ", %qp: " + q + ", %kr: " + ring +
-            (sinks ? ", %sk: " + sink : "") + ", %p: memref<4xi32>, %s: " + scores + ") {\n"
+    // values.
+    run("func.func @f(" + scoringArgs + ") {\n"
             "  stage.dispatch \"scores\" {\n" + scoreStage + "  }\n  return\n}",
         scoring);
     buffers = {scoring.back(), bytesOf(vr)};
