@@ -89,7 +89,9 @@ LogicalResult buildKilnPipeline(OpPassManager &pm, const KilnPipelineOptions &op
     return failure();
   }
   if (options.from == PipelineLevel::Graph && options.to >= PipelineLevel::Stages) {
-    pm.addPass(createConvertKilnToStage());
+    ConvertKilnToStageOptions lowering;
+    lowering.prefillRows = options.prefillRows;
+    pm.addPass(createConvertKilnToStage(lowering));
     // The lowering leaves every buffer unplaced; a stage-level input comes placed.
     pm.addPass(stage::createKilnPlanMemory());
   }

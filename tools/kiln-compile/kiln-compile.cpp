@@ -234,6 +234,24 @@ static cl::opt<bool> splitAttention(
              "(default false until measured; docs/fusion.md, \"Split keys\")"),
     cl::init(false), cl::cat(kilnCategory));
 
+static cl::opt<int64_t> prefillRows(
+    "prefill-rows",
+    cl::desc("also compile a @prefill program that feeds up to N prompt rows a call, each "
+             "weight read once a call instead of once a row (default 0: prompts run through "
+             "@decode a row at a time; Embryo only; docs/pipeline.md, \"Rows\")"),
+    cl::value_desc("N"), cl::init(0), cl::cat(kilnCategory));
+
+static cl::opt<bool> prefillMatvecTogether(
+    "prefill-matvec-together",
+    cl::desc("tuning: a @prefill mat-vec dots each weight group it loads with a tile of the "
+             "call's rows (default true; false: a workgroup per call row and item, the weights "
+             "read again for every row)"),
+    cl::init(true), cl::cat(kilnCategory));
+static cl::opt<int64_t> prefillRowTile(
+    "prefill-row-tile",
+    cl::desc("tuning: call rows a @prefill mat-vec dots each weight group with (default 8)"),
+    cl::init(8), cl::cat(kilnCategory));
+
 static cl::opt<int64_t> blockKeys(
     "block-keys",
     cl::desc("tuning: keys one --split-attention workgroup scores and sums (default 64)"),
@@ -449,6 +467,14 @@ int main(int argc, char **argv) {
   if (blockKeys < 1 || blockKeys > 4096)
     return fail("--block-keys must be in [1, 4096], not " + std::to_string(blockKeys));
   pipeline.splitAttention = splitAttention;
+  if (prefillRows < 0 || prefillRows == 1 || prefillRows > 1024)
+    return fail("--prefill-rows must be 0 (no @prefill) or in [2, 1024], not " +
+                std::to_string(prefillRows));
+  pipeline.prefillRows = prefillRows;
+  if (prefillRowTile < 1 || prefillRowTile > 16)
+    return fail("--prefill-row-tile must be in [1, 16], not " + std::to_string(prefillRowTile));
+  pipeline.kernels.prefillMatvecTogether = prefillMatvecTogether;
+  pipeline.kernels.prefillRowTile = prefillRowTile;
   pipeline.blockKeys = blockKeys;
   pipeline.absorbColumnFields = absorbColumnFields;
   pipeline.kernels.mergeIdenticalKernels = mergeKernels;

@@ -80,6 +80,10 @@ def ConvertStageToGPU : Pass<"convert-stage-to-gpu", "::mlir::ModuleOp"> {
            "At most this many workgroups a mat-vec grid, walking the remaining items in turn; 0: no limit below 65535">,
     Option<"matvecStageInput", "matvec-stage-input", "bool", /*default=*/"false",
            "A mat-vec workgroup forms its activation once in workgroup memory for every item it walks">,
+    Option<"prefillMatvecTogether", "prefill-matvec-together", "bool", /*default=*/"true",
+           "A multi-row program's plain mat-vec dots each weight group with a tile of the call's rows (false: a workgroup per call row and item)">,
+    Option<"prefillRowTile", "prefill-row-tile", "int64_t", /*default=*/"8",
+           "Call rows such a mat-vec dots each weight group with">,
     Option<"headRowsBySubgroup", "head-rows-subgroups", "bool", /*default=*/"true",
            "head_rows: subgroups compute a cluster's rows (subgroup reductions), its log-softmax in workgroup memory, instead of workgroup items; needs subgroup-reduce">,
     Option<"vectorActivations", "vector-activations", "bool", /*default=*/"true",
@@ -137,6 +141,11 @@ def ConvertKilnToStage : Pass<"convert-kiln-to-stage", "::mlir::ModuleOp"> {
     }
     ```
   }];
+  let options = [
+    Option<"prefillRows", "prefill-rows", "int64_t", /*default=*/"0",
+           "Also build @prefill, a program taking up to this many prompt rows "
+           "a call (0: @decode only; Embryo; docs/pipeline.md, \"Rows\")">
+  ];
   let dependentDialects = [
     "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
     "::kiln::stage::StageDialect"

@@ -67,6 +67,9 @@ struct KilnPipelineOptions {
   /// reads its scores run as one split_keys kernel (kiln-fuse-dispatches'
   /// `split-attention`), blocks of `blockKeys` keys a workgroup.
   bool splitAttention = false;
+  /// convert-kiln-to-stage's `prefill-rows`: also a @prefill program of this
+  /// many rows a call (0: none).
+  int64_t prefillRows = 0;
   int64_t blockKeys = 64;
   /// The session position the cost model prices attention at; -1: a full
   /// window (docs/cost-model.md).

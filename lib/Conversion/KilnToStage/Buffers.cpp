@@ -17,6 +17,8 @@ namespace kiln::lowering {
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 Value Lowering::addArgument(Type type, LogicalBuffer buffer) {
+  if (buffer.rows == 0)
+    buffer.rows = buffer.kind == BufferKind::Scratch ? rows_ : 1;
   buffers_.push_back(std::move(buffer));
   return func_.getBody().front().addArgument(type, model_.getLoc());
 }
@@ -96,7 +98,7 @@ Value Lowering::stateBuffer(StringRef name, Type type, StringRef part) {
   MemRefType memref;
   if (auto ring = dyn_cast<kg::KvRingType>(type))
     memref = f32Buffer(
-        {ring.getKvHeads(), ring.getCapacity(), ring.getHeadDim()});
+        {ring.getKvHeads(), ringCapacity(ring), ring.getHeadDim()});
   else if (auto gdn = dyn_cast<kg::GdnStateType>(type))
     memref = f32Buffer({gdn.getVHeads(), gdn.getKDim(), gdn.getVDim()});
   else if (auto conv = dyn_cast<kg::ConvRingType>(type))
@@ -172,7 +174,8 @@ Value Lowering::bufferOf(Value activation) {
           return activations_[activation] = readbackBuffer(type, "Logits");
   }
   Value buffer = addArgument(f32Buffer(type.getShape()),
-                             {BufferKind::Scratch, activationName(activation), {}});
+                             {BufferKind::Scratch, activationName(activation), {},
+                              oneRow_.contains(activation) ? 1 : 0});
   activations_[activation] = buffer;
   return buffer;
 }
@@ -186,8 +189,9 @@ Value Lowering::readbackBuffer(RankedTensorType type, StringRef values) {
     return entry.getArgument(readbackArg_);
   }
   readbackValues_ = values.str();
+  // A multi-row call reads back its last row's values only.
   Value buffer = addArgument(f32Buffer(type.getShape()),
-                             {BufferKind::Readback, "readback", {}});
+                             {BufferKind::Readback, "readback", {}, 1});
   readbackArg_ = cast<BlockArgument>(buffer).getArgNumber();
   return buffer;
 }

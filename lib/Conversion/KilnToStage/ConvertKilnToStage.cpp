@@ -6,6 +6,7 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Stage/IR/StageDialect.h"
+#include "kiln/Dialect/Stage/IR/StageModule.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_CONVERTKILNTOSTAGE
@@ -44,7 +45,7 @@ static void fillModuleAttributes(ModuleOp module, kiln::graph::ModelOp model) {
     op->setAttr("kiln.config", b.getStringAttr(""));
 }
 
-LogicalResult convertKilnToStage(ModuleOp module) {
+LogicalResult convertKilnToStage(ModuleOp module, int64_t prefillRows) {
   SmallVector<kiln::graph::ModelOp> models(
       module.getOps<kiln::graph::ModelOp>());
   if (models.size() != 1)
@@ -55,9 +56,27 @@ LogicalResult convertKilnToStage(ModuleOp module) {
     return module.emitError("convert-kiln-to-stage: the module already has "
                             "a symbol @decode");
   kiln::graph::ModelOp model = models.front();
-  lowering::Lowering lowering(module, model);
-  if (failed(lowering.run()))
+  if (prefillRows < 0 || prefillRows == 1 || prefillRows > stage::kMaxProgramRows)
+    return module.emitError("convert-kiln-to-stage: prefill-rows must be 0 (no @prefill) "
+                            "or in [2, ")
+           << stage::kMaxProgramRows << "], got " << prefillRows;
+  if (prefillRows > 1 && model.getFamily() != kiln::graph::Family::embryo)
+    return module.emitError("convert-kiln-to-stage: a multi-row @prefill is built for "
+                            "Embryo only; Dory's prompts go one row a call (leave "
+                            "prefill-rows at 0)");
+  if (prefillRows > 1 && module.lookupSymbol("prefill"))
+    return module.emitError("convert-kiln-to-stage: the module already has "
+                            "a symbol @prefill");
+  // Both programs share the state: a ring is sized for the wider of them.
+  int64_t rows = std::max<int64_t>(prefillRows, 1);
+  lowering::Lowering decode(module, model, /*rows=*/1, rows);
+  if (failed(decode.run()))
     return failure();
+  if (prefillRows > 1) {
+    lowering::Lowering prefill(module, model, prefillRows, rows);
+    if (failed(prefill.run()))
+      return failure();
+  }
   fillModuleAttributes(module, model);
   model.erase();
   return success();
@@ -66,8 +85,9 @@ LogicalResult convertKilnToStage(ModuleOp module) {
 namespace {
 struct ConvertKilnToStagePass
     : public impl::ConvertKilnToStageBase<ConvertKilnToStagePass> {
+  using Base::Base;
   void runOnOperation() override {
-    if (failed(convertKilnToStage(getOperation())))
+    if (failed(convertKilnToStage(getOperation(), prefillRows)))
       signalPassFailure();
   }
 };

@@ -13,8 +13,9 @@ using namespace mlir;
 
 namespace kiln::lowering {
 
-Lowering::Lowering(ModuleOp module, kg::ModelOp model)
-    : module_(module), model_(model), builder_(module.getContext()) {}
+Lowering::Lowering(ModuleOp module, kg::ModelOp model, int64_t rows, int64_t ringRows)
+    : module_(module), model_(model), builder_(module.getContext()), rows_(rows),
+      ringRows_(ringRows) {}
 
 InFlightDiagnostic Lowering::refuse(Operation *op, const Twine &why) {
   return op->emitOpError("cannot be lowered to stages: ") << why;
@@ -44,14 +45,16 @@ OpBuilder Lowering::dispatch(StringRef name) {
 LogicalResult Lowering::run() {
   MLIRContext *ctx = module_.getContext();
   builder_.setInsertionPointToEnd(module_.getBody());
-  func_ = func::FuncOp::create(builder_, model_.getLoc(), "decode",
+  func_ = func::FuncOp::create(builder_, model_.getLoc(), rows_ > 1 ? "prefill" : "decode",
                                builder_.getFunctionType({}, {}));
   Block *entry = func_.addEntryBlock();
   builder_.setInsertionPointToEnd(entry);
   vocab_ = static_cast<int64_t>(model_.getVocab());
   // Words 0-2 token, position, head gate; 3-6 stage.sample's temperature,
-  // top_p, random word and stop token; 7 stage.head_rows' head top-p.
-  params_ = addArgument(MemRefType::get({8}, IntegerType::get(ctx, 32)),
+  // top_p, random word and stop token; 7 stage.head_rows' head top-p; a
+  // multi-row call's row count and its rows' tokens after them.
+  int64_t words = rows_ > 1 ? stage::kFirstTokenWord + rows_ : 8;
+  params_ = addArgument(MemRefType::get({words}, IntegerType::get(ctx, 32)),
                         {BufferKind::Params, "params", {}});
   if (failed(lowerBlock(model_.getStep().getBody().front())))
     return failure();
@@ -280,6 +283,10 @@ LogicalResult Lowering::lowerReturn(kg::ReturnOp op) {
   if (type.getNumElements() != vocab_)
     return refuse(op, "the readback holds the vocabulary (")
            << vocab_ << " values), got " << type.getNumElements();
+  // A prompt's call leaves its last row's log-probabilities to the host,
+  // which samples the first generated token.
+  if (rows_ > 1)
+    return success();
   // The greedy pick on the device, after every pass (never skipped by an
   // early exit): the runtime feeds it to the next step when it runs many
   // tokens per submit.
@@ -322,8 +329,8 @@ void Lowering::finish() {
     // kiln-plan-memory gives it a slot.
     func_.setArgAttr(index, stage::kBufferAttrName,
                      stage::BufferAttr::get(ctx, buffer.kind, buffer.name,
-                                            /*slot=*/std::nullopt, /*byte_offset=*/0, bytes,
-                                            tensors));
+                                            /*slot=*/std::nullopt, /*byte_offset=*/0,
+                                            bytes * buffer.rows, tensors, buffer.rows));
   }
   func_->setAttr(stage::kReadbackAttrName,
                  stage::ReadbackAttr::get(ctx, readbackArg_, /*byte_offset=*/0, vocab_,
@@ -342,6 +349,15 @@ void Lowering::finish() {
   for (auto [name, word, rule] : fields)
     params.push_back(stage::ParamFieldAttr::get(ctx, name, word, rule, /*n=*/std::nullopt,
                                                 /*row=*/std::nullopt, /*value=*/Attribute()));
+  if (rows_ > 1) {
+    func_->setAttr(stage::kMaxRowsAttrName, b.getI64IntegerAttr(rows_));
+    params.push_back(stage::ParamFieldAttr::get(ctx, "row_count", stage::kRowCountWord,
+                                                "RowCount", /*n=*/std::nullopt,
+                                                /*row=*/std::nullopt, Attribute()));
+    params.push_back(stage::ParamFieldAttr::get(ctx, "tokens", stage::kFirstTokenWord,
+                                                "Tokens", /*n=*/rows_,
+                                                /*row=*/std::nullopt, Attribute()));
+  }
   func_->setAttr(stage::kParamsAttrName, b.getArrayAttr(params));
   SmallVector<Attribute> flags;
   if (exitFlag_)

@@ -138,17 +138,23 @@ LogicalResult Lowering::lowerRingAttention(kg::RingAttentionOp op) {
   Value fold = singleFold(op.getResult());
   Value scores = scoresBuffer(qRot, kRing, sinkK);
   int64_t hd = ringType.getHeadDim();
+  // A ring holding more keys than the window (rows written ahead, above)
+  // names each group's window.
+  DenseI64ArrayAttr windows = op.getGroupWindowsAttr();
+  if (!windows && ringCapacity(ringType) != ringType.getCapacity())
+    windows = DenseI64ArrayAttr::get(
+        op.getContext(), SmallVector<int64_t>(ringType.getKvHeads(), ringType.getCapacity()));
   {
     OpBuilder b = dispatch(ring + ".scores");
     stage::KeyScoresOp::create(b, op.getLoc(), qRot, sinkK ? qPlain : Value(), kRing,
-                               sinkK, params_, scores, op.getGroupWindowsAttr(),
+                               sinkK, params_, scores, windows,
                                IntegerAttr(),
                                b.getF32FloatAttr(1.0f / std::sqrt(float(hd))),
                                b.getI64IntegerAttr(1));
   }
   OpBuilder b = dispatch(ring + ".attention");
   stage::AttentionOp::create(b, op.getLoc(), scores, vRing, sinkV, params_, out,
-                             fold, op.getGroupWindowsAttr());
+                             fold, windows);
   return success();
 }
 
@@ -169,6 +175,8 @@ LogicalResult Lowering::lowerLogSoftmax(kg::LogSoftmaxOp op) {
                           "stage.head_rows: they may feed only "
                           "kiln.clustered_head and kiln.top_p_gate");
     Value input = bufferOf(matvec.getInput());
+    // Formed for the call's last row only (a multi-row program).
+    oneRow_.insert(op.getResult());
     Value out = bufferOf(op.getResult());
     OpBuilder b = dispatch("cluster_logits");
     stage::ClusterLogitsOp::create(b, op.getLoc(), input, c, out);

@@ -46,14 +46,21 @@ struct LogicalBuffer {
   BufferKind kind;
   std::string name;
   llvm::SmallVector<TensorPlacement> tensors; // weights only
+  /// Rows it holds (stage.buffer's `rows`); 0: a scratch activation holds one
+  /// per row of the program's call, anything else one.
+  int64_t rows = 0;
 };
 
 
 class Lowering {
 public:
-  Lowering(mlir::ModuleOp module, kg::ModelOp model);
+  /// `rows` is the rows one call carries (1: @decode, more: @prefill);
+  /// `ringRows` the most rows any program of the module carries, which sizes
+  /// the KV rings both programs share.
+  Lowering(mlir::ModuleOp module, kg::ModelOp model, int64_t rows = 1,
+           int64_t ringRows = 1);
 
-  /// Builds @decode; on failure a diagnostic has been emitted.
+  /// Builds @decode (or @prefill); on failure a diagnostic has been emitted.
   mlir::LogicalResult run();
 
 private:
@@ -69,6 +76,11 @@ private:
   mlir::Value matrixWeight(llvm::StringRef name, kg::WeightType type);
   mlir::Value rowScale(llvm::StringRef name, kg::WeightType type);
   mlir::Value colScale(llvm::StringRef name, kg::WeightType type);
+  /// Keys a KV ring holds: its window, and R - 1 more where a program writes
+  /// R rows before their attentions read it (docs/pipeline.md, "Rows").
+  int64_t ringCapacity(kg::KvRingType ring) const {
+    return ring.getCapacity() + ringRows_ - 1;
+  }
   /// State buffers of a declared state symbol; `part` picks one of several.
   mlir::Value stateBuffer(llvm::StringRef name, mlir::Type type,
                           llvm::StringRef part);
@@ -166,6 +178,13 @@ private:
 
   mlir::ModuleOp module_;
   kg::ModelOp model_;
+  /// Rows one call carries; a multi-row program's activations hold one each.
+  int64_t rows_ = 1;
+  /// A ring written R rows ahead of its attentions holds window + R - 1 keys.
+  int64_t ringRows_ = 1;
+  /// Activations of a multi-row program that hold one row: the head's
+  /// cluster log-probabilities, formed for the call's last row only.
+  llvm::DenseSet<mlir::Value> oneRow_;
   mlir::func::FuncOp func_;
   mlir::OpBuilder builder_;
   mlir::Value params_;

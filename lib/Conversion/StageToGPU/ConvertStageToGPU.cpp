@@ -9,6 +9,7 @@
 #include "KernelBuilder.h"
 #include "KeyScores.h"
 #include "Prefetch.h"
+#include "Rows.h"
 #include "VectorViews.h"
 
 #include "kiln/Conversion/Passes.h"
@@ -345,6 +346,17 @@ constexpr int64_t kMaxKernelBindings = 32;
 struct KernelArg {
   Value buffer;
   bool view = false;
+  /// A multi-row program's activation, bound with all its rows (Rows.h).
+  bool rows = false;
+};
+
+/// How a multi-row program's kernel runs its rows (Rows.h); no mode in a
+/// one-row program.
+struct RowLayout {
+  std::optional<RowMode> mode;
+  int64_t rows = 1;
+  /// The host function's params buffer, which the kernel reads its row count from.
+  Value params;
 };
 
 /// The kernel of `dispatch` (its stages built by KernelBuilder) appended to
@@ -354,14 +366,16 @@ gpu::GPUFuncOp buildKernelFunc(stage::DispatchOp dispatch, StringRef name,
                                std::optional<stage::FusionForm> form,
                                ArrayRef<KernelShape> shapes, const KernelShape &shape,
                                const ConcurrentLayout &layout,
-                               const PrefetchLayout &prefetch,
+                               const PrefetchLayout &prefetch, const RowLayout &rows,
                                const StageToGPUOptions &options) {
   Block &body = dispatch.getBody().front();
   OpBuilder builder(gpuModule.getBodyRegion());
   builder.setInsertionPointToEnd(gpuModule.getBody());
   SmallVector<Type> argTypes;
   for (const KernelArg &arg : bindings)
-    argTypes.push_back(arg.view ? vectorViewType(arg.buffer) : arg.buffer.getType());
+    argTypes.push_back(arg.view   ? vectorViewType(arg.buffer)
+                       : arg.rows ? rowsType(arg.buffer)
+                                  : arg.buffer.getType());
   Location loc = dispatch.getLoc();
   auto func = gpu::GPUFuncOp::create(builder,
       loc, name, builder.getFunctionType(argTypes, {}));
@@ -370,11 +384,16 @@ gpu::GPUFuncOp buildKernelFunc(stage::DispatchOp dispatch, StringRef name,
       {static_cast<int32_t>(shape.workgroupSize), 1, 1}));
 
   IRMapping mapping, views;
-  for (auto [index, arg] : llvm::enumerate(bindings))
+  llvm::DenseSet<Value> rowArgs;
+  for (auto [index, arg] : llvm::enumerate(bindings)) {
     (arg.view ? views : mapping).map(arg.buffer, func.getArgument(index));
+    if (arg.rows)
+      rowArgs.insert(func.getArgument(index));
+  }
   builder.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder kb(builder, loc, func, mapping, shape.workgroupSize, options);
   kb.setVectorViews(&views);
+  kb.setRowBuffers(&rowArgs);
   Operation *skipGuard = openSkipGuard(dispatch, kb);
   auto buildStages = [&] {
     if (form) {
@@ -390,7 +409,12 @@ gpu::GPUFuncOp buildKernelFunc(stage::DispatchOp dispatch, StringRef name,
       buildStage(&op, kb);
     }
   };
-  if (prefetch.ops.empty()) {
+  if (rows.mode) {
+    buildRows(*rows.mode, mapping.lookup(rows.params), shape.workgroups, kb, buildStages,
+              [&](Value count) {
+                buildRowsTogether(cast<stage::MatVecOp>(body.front()), count, kb);
+              });
+  } else if (prefetch.ops.empty()) {
     buildStages();
   } else {
     // The stages keep workgroups 0 .. base - 1 (their ids and grid as
@@ -444,7 +468,8 @@ SmallVector<KernelArg> usedViews(gpu::GPUFuncOp func, ArrayRef<KernelArg> bindin
 
 LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
                             gpu::GPUModuleOp gpuModule, const StageToGPUOptions &options,
-                            llvm::DenseMap<Value, Value> &hostViews) {
+                            llvm::DenseMap<Value, Value> &hostViews,
+                            llvm::DenseMap<Value, Value> &hostRows) {
   Block &body = dispatch.getBody().front();
   // Prefetches trail the stages (the dispatch's verifier): out of the body,
   // every form sees only its stages; their buffers bind after the stages'.
@@ -477,6 +502,25 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
   std::optional<stage::FusionForm> form;
   if (std::optional<StringRef> text = dispatch.getFusion())
     form = stage::parseFusionForm(*text);
+  // A multi-row program (@prefill): its stages, unfused, for each call row.
+  RowLayout rows;
+  rows.rows = stage::programRows(dispatch->getParentOp());
+  if (rows.rows > 1) {
+    if (form || !prefetch.ops.empty() || dispatch.getSkipFlag())
+      return dispatch.emitOpError("of a multi-row program runs its stages unfused, "
+                                  "without prefetches or a skip flag");
+    FailureOr<RowMode> mode = rowModeOf(dispatch, body, options);
+    if (failed(mode))
+      return failure();
+    rows.mode = *mode;
+    if (*mode == RowMode::Together)
+      shapes.front() = shapeOfRowsTogether(cast<stage::MatVecOp>(body.front()), options);
+    rows.params = paramsArgument(dispatch->getParentOp());
+    if (!rows.params)
+      return dispatch.emitOpError("of a multi-row program: the program has no params "
+                                  "buffer to read its row count from");
+    bindings.insert(rows.params);
+  }
   Value flag = dispatch.getSkipFlag();
   bool flagApart = flag && !bindings.contains(flag);
   int64_t needed = bindings.size() + (flagApart ? 1 : 0);
@@ -486,7 +530,7 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
            << " (the runtime's plan verifier)";
   SmallVector<KernelArg> args;
   for (Value v : bindings)
-    args.push_back({v});
+    args.push_back({v, /*view=*/false, /*rows=*/stage::bufferRows(v) > 1});
   // Vector views of activation buffers, after the stage operands, as many as
   // the binding limit leaves room for.
   for (Value v : vectorViewCandidates(body, options))
@@ -522,7 +566,7 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
   Location loc = dispatch.getLoc();
   gpu::GPUFuncOp func =
       buildKernelFunc(dispatch, name, gpuModule, args, form, shapes, shape, layout, prefetch,
-                      options);
+                      rows, options);
   // Dropping one view can leave another unused (a mat-vec reads views only
   // when it has one of every buffer): build again until none is dropped.
   for (SmallVector<KernelArg> kept = usedViews(func, args); kept.size() != args.size();
@@ -530,7 +574,7 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
     func.erase();
     args = std::move(kept);
     func = buildKernelFunc(dispatch, name, gpuModule, args, form, shapes, shape, layout,
-                           prefetch, options);
+                           prefetch, rows, options);
   }
   if (int64_t limit = options.maxWorkgroupMemoryBytes; limit > 0) {
     int64_t bytes = workgroupMemoryBytes(func);
@@ -545,7 +589,7 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
       narrower.matvecStageInput = false;
       func.erase();
       func = buildKernelFunc(dispatch, name, gpuModule, args, form, shapes, shape, layout,
-                             prefetch, narrower);
+                             prefetch, rows, narrower);
       bytes = workgroupMemoryBytes(func);
     }
     if (bytes > limit)
@@ -562,12 +606,19 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
   Value one = dim(1);
   SmallVector<Value> operands;
   for (const KernelArg &arg : args) {
-    operands.push_back(arg.view ? hostVectorView(arg.buffer, hostViews) : arg.buffer);
+    operands.push_back(arg.view   ? hostVectorView(arg.buffer, hostViews)
+                       : arg.rows ? hostRowsView(arg.buffer, hostRows)
+                                  : arg.buffer);
     if (!operands.back())
       return dispatch.emitOpError("cannot add a vector view of a host-function argument");
   }
+  // Rows apart: workgroup (row, own workgroup); a row's neighbours read the
+  // same weights.
+  gpu::KernelDim3 grid{dim(shape.workgroups), one, one};
+  if (rows.mode == RowMode::Apart)
+    grid = {dim(rows.rows), dim(shape.workgroups), one};
   auto launch = gpu::LaunchFuncOp::create(host,
-      loc, func, gpu::KernelDim3{dim(shape.workgroups), one, one},
+      loc, func, grid,
       gpu::KernelDim3{dim(shape.workgroupSize), one, one},
       /*dynamicSharedMemorySize=*/Value(), operands);
   // The fusion pass's estimate travels to the plan (kiln-run --profile).
@@ -651,7 +702,7 @@ LogicalResult convertStagesToGPU(ModuleOp module,
   auto gpuModule = gpu::GPUModuleOp::create(builder, module.getLoc(), "kiln_kernels");
 
   llvm::StringSet<> used;
-  llvm::DenseMap<Value, Value> hostViews;
+  llvm::DenseMap<Value, Value> hostViews, hostRows;
   int64_t counter = 0;
   for (stage::DispatchOp dispatch : dispatches) {
     std::string name = dispatch.getKernelName()
@@ -661,7 +712,7 @@ LogicalResult convertStagesToGPU(ModuleOp module,
     std::string unique = name;
     for (int suffix = 1; !used.insert(unique).second; ++suffix)
       unique = name + "_" + std::to_string(suffix);
-    if (failed(lowerDispatch(dispatch, unique, gpuModule, options, hostViews)))
+    if (failed(lowerDispatch(dispatch, unique, gpuModule, options, hostViews, hostRows)))
       return failure();
   }
   if (options.mergeIdenticalKernels)
@@ -694,6 +745,8 @@ struct ConvertStageToGPUPass
     options.matvecNormAfterDots = FormatSwitch::both(matvecNormAfterDots);
     options.matvecGridLimit = matvecGridLimit;
     options.matvecStageInput = matvecStageInput;
+    options.prefillMatvecTogether = prefillMatvecTogether;
+    options.prefillRowTile = prefillRowTile;
     options.matvecSlerpAfterDots = matvecSlerpAfterDots;
     options.q8DecodeByExponent = q8DecodeByExponent;
     options.headRowsBySubgroup = headRowsBySubgroup;

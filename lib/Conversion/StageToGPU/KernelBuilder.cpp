@@ -1,6 +1,8 @@
 //===- KernelBuilder.cpp - Small helpers to write GPU kernel bodies -------===//
 #include "KernelBuilder.h"
 
+#include "kiln/Dialect/Stage/IR/StageModule.h"
+
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -118,15 +120,28 @@ Value KernelBuilder::indexToF32(Value a) {
   return arith::UIToFPOp::create(b, loc, b.getF32Type(), asInt);
 }
 
+SmallVector<Value> KernelBuilder::rowIndices(Value memref, ValueRange indices) const {
+  SmallVector<Value> all;
+  if (currentRow && rowBuffers && rowBuffers->contains(memref))
+    all.push_back(currentRow);
+  llvm::append_range(all, indices);
+  return all;
+}
 Value KernelBuilder::load(Value memref, ValueRange indices) {
-  return memref::LoadOp::create(b, loc, memref, indices);
+  return memref::LoadOp::create(b, loc, memref, rowIndices(memref, indices));
 }
 void KernelBuilder::store(Value value, Value memref, ValueRange indices) {
-  memref::StoreOp::create(b, loc, value, memref, indices);
+  memref::StoreOp::create(b, loc, value, memref, rowIndices(memref, indices));
 }
 Value KernelBuilder::paramIndex(Value params, int64_t word) {
+  // A multi-row call's row r: its own token, at position + r.
+  if (currentRow && word == 0) {
+    Value raw = load(params, {add(index(stage::kFirstTokenWord), currentRow)});
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), raw);
+  }
   Value raw = load(params, {index(word)});
-  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), raw);
+  Value value = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), raw);
+  return currentRow && word == 1 ? add(value, currentRow) : value;
 }
 Value KernelBuilder::paramF32(Value params, int64_t word) {
   Value raw = load(params, {index(word)});

@@ -14,6 +14,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <functional>
 
@@ -99,6 +100,12 @@ public:
   int64_t gridWorkgroups(int64_t launched) const {
     return virtualWorkgroupId ? virtualWorkgroups : launched;
   }
+  /// A multi-row program's kernel (Rows.h): while `row` is set, a load or
+  /// store of one of `rowBuffers` (kernel arguments holding a row per call
+  /// row) indexes that row first, and params words 0 and 1 read as the row's
+  /// token and position. Null restores.
+  void setRow(mlir::Value row) { currentRow = row; }
+  void setRowBuffers(const llvm::DenseSet<mlir::Value> *buffers) { rowBuffers = buffers; }
 
   // Index arithmetic.
   mlir::Value add(mlir::Value a, mlir::Value c);
@@ -278,6 +285,10 @@ private:
   mlir::Value virtualWorkgroupId;
   int64_t virtualWorkgroups = 0;
   mlir::Value virtualGlobalId;
+  mlir::Value currentRow;
+  const llvm::DenseSet<mlir::Value> *rowBuffers = nullptr;
+  /// `indices` with the current row first where `memref` holds rows.
+  llvm::SmallVector<mlir::Value> rowIndices(mlir::Value memref, mlir::ValueRange indices) const;
 };
 
 // One entry per stage kind: the launch shape and the body builder. Each lives

@@ -1,6 +1,7 @@
 //===- VectorViews.cpp - vector<4xf32> bindings of activation buffers -----===//
 #include "VectorViews.h"
 
+#include "kiln/Dialect/Stage/IR/StageModule.h"
 #include "kiln/Dialect/Stage/IR/StageOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -23,7 +24,8 @@ static bool viewable(Value v) {
       !type.getElementType().isF32() || type.getDimSize(0) % 4 != 0)
     return false;
   auto arg = dyn_cast<BlockArgument>(v);
-  return arg && isa<func::FuncOp>(arg.getOwner()->getParentOp());
+  // A multi-row program's activation is bound with its rows (Rows.h).
+  return arg && isa<func::FuncOp>(arg.getOwner()->getParentOp()) && stage::bufferRows(v) == 1;
 }
 
 SmallVector<Value> vectorViewCandidates(Block &body, const StageToGPUOptions &options) {

@@ -298,7 +298,8 @@ FailureOr<std::vector<LogicalBuffer>> PlanWriter::readArguments(func::FuncOp fun
     buffer.name = attr.getName().str();
     buffer.slot = *attr.getSlot();
     buffer.byteOffset = static_cast<uint64_t>(offset);
-    buffer.byteSize = *bytes;
+    // A multi-row program's activation holds `rows` of its type.
+    buffer.byteSize = *bytes * static_cast<uint64_t>(attr.getRows());
     args.push_back(std::move(buffer));
   }
   return args;

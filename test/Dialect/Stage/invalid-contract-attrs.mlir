@@ -31,6 +31,35 @@ func.func @size_mismatch(%x: memref<8xf32> {stage.buffer = #stage.buffer<kind = 
 
 // -----
 
+// A multi-row program's activation: rows of its type (docs/pipeline.md, "Rows").
+// expected-error @+1 {{argument 0 ('x'): byte_size 64 differs from its type's 32 bytes x 4 rows}}
+func.func @rows_size_mismatch(%x: memref<8xf32> {stage.buffer = #stage.buffer<kind = scratch, name = "x", byte_size = 64, rows = 4>}) attributes {kiln.max_rows = 4 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument 0 ('x'): holds 4 rows, more than the program's kiln.max_rows (2)}}
+func.func @rows_past_program(%x: memref<8xf32> {stage.buffer = #stage.buffer<kind = scratch, name = "x", byte_size = 128, rows = 4>}) attributes {kiln.max_rows = 2 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#stage.buffer 's': only an activation (scratch or readback) holds a row per call row, not a state buffer}}
+func.func @state_rows(%s: memref<8xf32> {stage.buffer = #stage.buffer<kind = state, name = "s", byte_size = 64, rows = 2>}) attributes {kiln.max_rows = 2 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#stage.buffer 'x': rows 0 is not in [1, 1024]}}
+func.func @zero_rows(%x: memref<8xf32> {stage.buffer = #stage.buffer<kind = scratch, name = "x", byte_size = 32, rows = 0>}) {
+  return
+}
+
+// -----
+
 // expected-error @+2 {{#stage.tensor 't': dimension 0 is not positive}}
 // expected-error @+1 {{failed to parse Stage_BufferAttr parameter 'tensors'}}
 func.func @zero_dim(%w: memref<8xf32> {stage.buffer = #stage.buffer<kind = weight, name = "w", byte_size = 32, tensors = [#stage.tensor<name = "t", dtype = "F32", shape = [8, 0], layout = "F32", byte_offset = 0>]>}) {

@@ -20,7 +20,10 @@ namespace kiln {
 /// shared by in-place stages), not a set of independent rewrite patterns, so
 /// this entry point stands where a populate...Patterns function would.
 /// Errors are emitted as diagnostics on the offending kiln op.
-mlir::LogicalResult convertKilnToStage(mlir::ModuleOp module);
+/// With `prefillRows` > 1 it also builds `func.func @prefill`, the same step
+/// over up to that many prompt rows a call (`kiln.max_rows`; docs/pipeline.md,
+/// "Rows"), beside @decode.
+mlir::LogicalResult convertKilnToStage(mlir::ModuleOp module, int64_t prefillRows = 0);
 
 } // namespace kiln
 

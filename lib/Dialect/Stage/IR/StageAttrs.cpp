@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Dialect/Stage/IR/StageDialect.h"
+#include "kiln/Dialect/Stage/IR/StageModule.h"
 
 using namespace mlir;
 
@@ -71,9 +72,16 @@ LogicalResult WeightTensorAttr::verify(function_ref<InFlightDiagnostic()> emitEr
 LogicalResult BufferAttr::verify(function_ref<InFlightDiagnostic()> emitError, BufferKind kind,
                                  StringRef name, std::optional<int64_t> slot,
                                  int64_t byteOffset, int64_t byteSize,
-                                 ArrayRef<WeightTensorAttr> tensors) {
+                                 ArrayRef<WeightTensorAttr> tensors, int64_t rows) {
   if (name.empty())
     return emitError() << "#stage.buffer needs a name";
+  if (rows < 1 || rows > kMaxProgramRows)
+    return emitError() << "#stage.buffer '" << name << "': rows " << rows
+                       << " is not in [1, " << kMaxProgramRows << "]";
+  if (rows > 1 && kind != BufferKind::Scratch && kind != BufferKind::Readback)
+    return emitError() << "#stage.buffer '" << name << "': only an activation (scratch or "
+                       << "readback) holds a row per call row, not a "
+                       << stringifyBufferKind(kind) << " buffer";
   if (slot && failed(nonNegative(emitError, "buffer", "slot", *slot)))
     return failure();
   if (failed(nonNegative(emitError, "buffer", "byte_offset", byteOffset)) ||

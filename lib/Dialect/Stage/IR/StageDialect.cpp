@@ -127,9 +127,17 @@ LogicalResult StageDialect::verifyRegionArgAttribute(Operation *op, unsigned reg
   if (region.empty())
     return success();
   auto type = dyn_cast<MemRefType>(region.getArgument(argIndex).getType());
-  if (type && type.hasStaticShape() && bufferBytes(type) != buffer.getByteSize())
+  // A multi-row program's activation holds `rows` of its type.
+  if (type && type.hasStaticShape() &&
+      bufferBytes(type) * buffer.getRows() != buffer.getByteSize())
     return op->emitOpError("argument ")
            << argIndex << " ('" << buffer.getName() << "'): byte_size " << buffer.getByteSize()
-           << " differs from its type's " << bufferBytes(type) << " bytes";
+           << " differs from its type's " << bufferBytes(type) << " bytes x "
+           << buffer.getRows() << " rows";
+  if (buffer.getRows() > stage::programRows(op))
+    return op->emitOpError("argument ")
+           << argIndex << " ('" << buffer.getName() << "'): holds " << buffer.getRows()
+           << " rows, more than the program's kiln.max_rows (" << stage::programRows(op)
+           << ")";
   return success();
 }

@@ -339,7 +339,7 @@ Value addScratchLike(FunctionOpInterface func, Value like, StringRef name) {
     if (BufferAttr buffer = bufferAttrOf(func, arg.getArgNumber())) {
       auto next = BufferAttr::get(func->getContext(), BufferKind::Scratch, name,
                                   /*slot=*/std::nullopt, /*byte_offset=*/0,
-                                  buffer.getByteSize(), /*tensors=*/{});
+                                  buffer.getByteSize(), /*tensors=*/{}, buffer.getRows());
       NamedAttribute attr(StringAttr::get(func->getContext(), kBufferAttrName), next);
       attrs = DictionaryAttr::get(func->getContext(), {attr});
     }
@@ -530,13 +530,18 @@ struct KilnAbsorbIntoMatVecPass
     // write earlier must not meet a plane that merely reuses the bytes.
     SmallVector<FunctionOpInterface> replanned;
     module.walk([&](FunctionOpInterface f) {
-      if (canReplanScratch(f)) {
+      if (canReplanScratch(f) && programRows(f) == 1) {
         releaseScratchSlots(f);
         replanned.push_back(f);
       }
     });
+    // A multi-row program (@prefill) keeps its stages apart.
+    auto oneRow = [](DispatchOp d) { return programRows(d->getParentOp()) == 1; };
     SmallVector<DispatchOp> dispatches;
-    module.walk([&](DispatchOp d) { dispatches.push_back(d); });
+    module.walk([&](DispatchOp d) {
+      if (oneRow(d))
+        dispatches.push_back(d);
+    });
     // Scales first: a Dory gate's scale then leaves the silu_mul reading the
     // mat-vec outputs directly.
     SmallVector<DispatchOp> remaining;
@@ -559,7 +564,10 @@ struct KilnAbsorbIntoMatVecPass
     // Column fields last: a slerp folded above takes its fields itself.
     if (columnFields) {
       SmallVector<DispatchOp> left;
-      module.walk([&](DispatchOp d) { left.push_back(d); });
+      module.walk([&](DispatchOp d) {
+        if (oneRow(d))
+          left.push_back(d);
+      });
       for (DispatchOp d : left)
         absorbColumnField(d, *model);
     }

@@ -17,6 +17,7 @@
 #include "kiln/Cost/CostModel.h"
 #include "kiln/Cost/Partition.h"
 #include "kiln/Dialect/Stage/IR/StageFusion.h"
+#include "kiln/Dialect/Stage/IR/StageModule.h"
 #include "kiln/Dialect/Stage/IR/StageOps.h"
 #include "kiln/Dialect/Stage/Transforms/FusionReport.h"
 #include "kiln/Dialect/Stage/Transforms/ScratchSlots.h"
@@ -517,8 +518,13 @@ struct KilnFuseDispatchesPass
     StageCostOptions priced;
     priced.position = position;
 
+    // A multi-row program (@prefill) runs its stages as they are: fusion
+    // forms and the cost model price one row.
     SmallVector<FunctionOpInterface> funcs;
-    module.walk([&](FunctionOpInterface f) { funcs.push_back(f); });
+    module.walk([&](FunctionOpInterface f) {
+      if (programRows(f) == 1)
+        funcs.push_back(f);
+    });
     if (blockKeys < 1) {
       module.emitError("kiln-fuse-dispatches: block-keys must be at least 1");
       return signalPassFailure();

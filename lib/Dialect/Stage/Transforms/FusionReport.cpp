@@ -1,6 +1,7 @@
 //===- FusionReport.cpp - What fusion decided, as text --------------------===//
 #include "kiln/Dialect/Stage/Transforms/FusionReport.h"
 
+#include "kiln/Dialect/Stage/IR/StageModule.h"
 #include "kiln/Dialect/Stage/IR/StageOps.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -23,6 +24,9 @@ FusionReport buildFusionReport(ModuleOp module) {
   if (auto name = module->getAttrOfType<StringAttr>(kTargetNameAttr))
     report.target = name.str();
   module.walk([&](FunctionOpInterface func) {
+    // The estimates price one row: a multi-row program (@prefill) has none.
+    if (programRows(func) > 1)
+      return;
     FunctionReport fn;
     fn.function = SymbolTable::getSymbolName(func).str();
     func.walk([&](DispatchOp dispatch) {

@@ -43,6 +43,38 @@ struct Slot {
 /// minStorageBufferOffsetAlignment in practice).
 static int64_t roundUp(int64_t bytes) { return (bytes + 255) / 256 * 256; }
 
+namespace {
+/// What the module's other planned programs hold: the slot of each non-scratch
+/// buffer by name, and the first slot none of them uses.
+struct OtherPrograms {
+  llvm::StringMap<int64_t> slotOfName;
+  int64_t firstFree = 0;
+};
+} // namespace
+
+/// @decode and @prefill share the weights, state, params and readback: one
+/// slot each, whichever program is planned (or re-planned after fusion) first.
+/// Scratch slots are a program's own, numbered after every other program's.
+static OtherPrograms otherPrograms(func::FuncOp func) {
+  OtherPrograms others;
+  auto module = func->getParentOfType<ModuleOp>();
+  if (!module)
+    return others;
+  for (auto other : module.getOps<func::FuncOp>()) {
+    if (other == func || !other->hasAttr(kSlotsAttrName))
+      continue;
+    for (unsigned i = 0; i < other.getNumArguments(); ++i) {
+      BufferAttr buffer = bufferAttrOf(other, i);
+      if (!buffer || !buffer.getSlot())
+        continue;
+      others.firstFree = std::max(others.firstFree, *buffer.getSlot() + 1);
+      if (buffer.getKind() != BufferKind::Scratch)
+        others.slotOfName.try_emplace(buffer.getName(), *buffer.getSlot());
+    }
+  }
+  return others;
+}
+
 int64_t planMemory(func::FuncOp func) {
   Block &entry = func.getBody().front();
   Builder b(func.getContext());
@@ -50,8 +82,9 @@ int64_t planMemory(func::FuncOp func) {
   std::vector<LiveRange> ranges(count);
   for (unsigned i = 0; i < count; ++i) {
     ranges[i].arg = i;
-    ranges[i].bytes =
-        bufferBytes(cast<MemRefType>(entry.getArgument(i).getType()));
+    BufferAttr buffer = bufferAttrOf(func, i);
+    ranges[i].bytes = bufferBytes(cast<MemRefType>(entry.getArgument(i).getType())) *
+                      (buffer ? buffer.getRows() : 1);
   }
   int64_t index = 0;
   for (auto dispatch : func.getOps<DispatchOp>()) {
@@ -75,15 +108,32 @@ int64_t planMemory(func::FuncOp func) {
     return buffer ? buffer.getKind() : scratchKind;
   };
 
+  OtherPrograms others = otherPrograms(func);
   std::vector<int64_t> slotOf(count, -1);
-  std::vector<int64_t> slotBytes;
-  std::vector<BufferKind> slotKind;
-  // Weights, state, params and readback: one slot each, in argument order.
+  // Slot ids [0, firstFree) belong to other programs: this program's table
+  // lists only its own slots.
+  std::vector<int64_t> slotBytes(others.firstFree, 0);
+  std::vector<BufferKind> slotKind(others.firstFree, scratchKind);
+  std::vector<bool> ownSlot(others.firstFree, false);
+  // Weights, state, params and readback: one slot each, in argument order
+  // (the slot another program gave the same name, where it did).
   for (unsigned i = 0; i < count; ++i)
     if (kindOf(i) != scratchKind) {
-      slotOf[i] = static_cast<int64_t>(slotBytes.size());
-      slotBytes.push_back(roundUp(ranges[i].bytes));
-      slotKind.push_back(kindOf(i));
+      int64_t id = static_cast<int64_t>(slotBytes.size());
+      BufferAttr buffer = bufferAttrOf(func, i);
+      if (auto it = buffer ? others.slotOfName.find(buffer.getName())
+                           : others.slotOfName.end();
+          it != others.slotOfName.end())
+        id = it->second;
+      else {
+        slotBytes.push_back(0);
+        slotKind.push_back(kindOf(i));
+        ownSlot.push_back(true);
+      }
+      slotOf[i] = id;
+      slotBytes[id] = std::max(slotBytes[id], roundUp(ranges[i].bytes));
+      slotKind[id] = kindOf(i);
+      ownSlot[id] = true;
     }
   std::vector<LiveRange> scratch;
   for (unsigned i = 0; i < count; ++i)
@@ -114,6 +164,7 @@ int64_t planMemory(func::FuncOp func) {
       slots.push_back({static_cast<int64_t>(slotBytes.size()), -1, 0});
       slotBytes.push_back(0);
       slotKind.push_back(scratchKind);
+      ownSlot.push_back(true);
       best = &slots.back();
     }
     best->freeAfter = r.last < 0 ? best->freeAfter : r.last;
@@ -129,14 +180,18 @@ int64_t planMemory(func::FuncOp func) {
     BufferAttr buffer = bufferAttrOf(func, i);
     if (!buffer)
       buffer = BufferAttr::get(ctx, scratchKind, "arg" + std::to_string(i), std::nullopt,
-                               /*byte_offset=*/0, ranges[i].bytes, {});
+                               /*byte_offset=*/0, ranges[i].bytes, {}, /*rows=*/1);
     func.setArgAttr(i, kBufferAttrName, buffer.withPlacement(slotOf[i], /*byteOffset=*/0));
   }
   SmallVector<Attribute> table;
+  int64_t own = 0;
   for (size_t s = 0; s < slotBytes.size(); ++s)
-    table.push_back(SlotAttr::get(ctx, static_cast<int64_t>(s), slotKind[s], slotBytes[s]));
+    if (ownSlot[s]) {
+      table.push_back(SlotAttr::get(ctx, static_cast<int64_t>(s), slotKind[s], slotBytes[s]));
+      ++own;
+    }
   func->setAttr(kSlotsAttrName, b.getArrayAttr(table));
-  return static_cast<int64_t>(slotBytes.size());
+  return own;
 }
 
 namespace {

@@ -173,7 +173,7 @@ struct KilnPrefetchWeightsPass : impl::KilnPrefetchWeightsBase<KilnPrefetchWeigh
     SmallVector<FunctionOpInterface> funcs;
     module.walk([&](FunctionOpInterface f) { funcs.push_back(f); });
     for (FunctionOpInterface f : funcs)
-      if (!f.isExternal())
+      if (!f.isExternal() && programRows(f) == 1)
         prefetchProgram(f, *target, bytes, fromMatvecs, maxBindings);
   }
 };

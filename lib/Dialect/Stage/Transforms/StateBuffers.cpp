@@ -15,7 +15,8 @@ Value addStateBuffer(FunctionOpInterface func, StringRef name, MemRefType type,
   MLIRContext *ctx = func->getContext();
   int64_t bytes = type.getNumElements() * (type.getElementTypeBitWidth() / 8);
   auto buffer = BufferAttr::get(ctx, BufferKind::State, name, /*slot=*/std::nullopt,
-                                /*byte_offset=*/0, /*byte_size=*/bytes, /*tensors=*/{});
+                                /*byte_offset=*/0, /*byte_size=*/bytes, /*tensors=*/{},
+                                /*rows=*/1);
   NamedAttribute attr(StringAttr::get(ctx, kBufferAttrName), buffer);
   unsigned index = func.getNumArguments();
   if (failed(func.insertArgument(index, type, DictionaryAttr::get(ctx, {attr}), loc)))

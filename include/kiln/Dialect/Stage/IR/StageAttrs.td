@@ -72,7 +72,10 @@ def Stage_BufferAttr : Stage_Attr<"Buffer", "buffer"> {
     On each argument of a stage program (`stage.buffer`): `kind`, a `name`
     for diagnostics and the plan, the physical `slot` it lives in (absent
     until kiln-plan-memory places it) at `byte_offset`, its `byte_size`, and
-    for a weight the `tensors` placed in it.
+    for a weight the `tensors` placed in it. In a multi-row program
+    (`@prefill`, `kiln.max_rows` R) an activation holds one row per call row:
+    `rows` = R copies of its type, row after row (`byte_size` counts them
+    all); the stages see one row's type (docs/pipeline.md, "Rows").
   }];
   let parameters = (ins
     "::kiln::stage::BufferKind":$kind,
@@ -80,14 +83,15 @@ def Stage_BufferAttr : Stage_Attr<"Buffer", "buffer"> {
     OptionalParameter<"std::optional<int64_t>">:$slot,
     DefaultValuedParameter<"int64_t", "0">:$byte_offset,
     "int64_t":$byte_size,
-    Stage_OptionalListParameter<"::kiln::stage::WeightTensorAttr", "tensors placed in it">:$tensors
+    Stage_OptionalListParameter<"::kiln::stage::WeightTensorAttr", "tensors placed in it">:$tensors,
+    DefaultValuedParameter<"int64_t", "1">:$rows
   );
   let extraClassDeclaration = [{
     /// The same buffer placed at `slot` (std::nullopt: unplaced) and
     /// `byteOffset`.
     BufferAttr withPlacement(std::optional<int64_t> slot, int64_t byteOffset) const {
       return get(getContext(), getKind(), getName(), slot, byteOffset, getByteSize(),
-                 getTensors());
+                 getTensors(), getRows());
     }
   }];
 }

@@ -64,6 +64,22 @@ inline constexpr int64_t kStopTokenWord = 6;
 /// stage.head_rows reads when its params hold it.
 inline constexpr int64_t kHeadTopPWord = 7;
 
+/// The func attribute of a multi-row program (`@prefill`): the rows one call
+/// carries (docs/pipeline.md, "Rows"). A func without it carries one.
+inline constexpr const char *kMaxRowsAttrName = "kiln.max_rows";
+/// The most rows a multi-row program's call may carry.
+inline constexpr int64_t kMaxProgramRows = 1024;
+/// A multi-row program's params words after the decode words: the call's row
+/// count (plan rule RowCount), then the token of each row (rule Tokens).
+inline constexpr int64_t kRowCountWord = 8;
+inline constexpr int64_t kFirstTokenWord = 9;
+
+/// Rows one call of `func` carries: its kiln.max_rows, else 1.
+inline int64_t programRows(mlir::Operation *func) {
+  auto rows = func->getAttrOfType<mlir::IntegerAttr>(kMaxRowsAttrName);
+  return rows ? rows.getInt() : 1;
+}
+
 /// The placement of argument `i` of `func`, if it has one.
 inline BufferAttr bufferAttrOf(mlir::FunctionOpInterface func, unsigned i) {
   return func.getArgAttrOfType<BufferAttr>(i, kBufferAttrName);
@@ -76,6 +92,19 @@ inline int64_t bufferBytes(mlir::MemRefType type) {
   if (auto vector = llvm::dyn_cast<mlir::VectorType>(element))
     bytes = vector.getNumElements() * 4;
   return type.getNumElements() * bytes;
+}
+
+/// Rows a buffer holds (its `stage.buffer`'s `rows`): above 1 only for an
+/// activation of a multi-row program, whose stages see one row's type.
+inline int64_t bufferRows(mlir::Value buffer) {
+  auto arg = llvm::dyn_cast<mlir::BlockArgument>(buffer);
+  if (!arg)
+    return 1;
+  auto func = llvm::dyn_cast<mlir::FunctionOpInterface>(arg.getOwner()->getParentOp());
+  if (!func || arg.getOwner() != &func.getFunctionBody().front())
+    return 1;
+  BufferAttr attr = bufferAttrOf(func, arg.getArgNumber());
+  return attr ? attr.getRows() : 1;
 }
 
 } // namespace kiln::stage

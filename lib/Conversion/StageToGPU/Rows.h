@@ -1,0 +1,66 @@
+//===- Rows.h - Kernels of a multi-row program (@prefill) -------*- C++ -*-===//
+//
+// A multi-row program (docs/pipeline.md, "Rows") runs each stage for every row
+// of its call. Its activations hold one row per call row (stage.buffer `rows`)
+// while its stages keep one row's types; the kernel binds such a buffer whole
+// (memref<R x row type>) and indexes the row first. How a stage's rows run
+// depends on how they depend on each other:
+//  * apart: a grid of (row, the stage's own workgroups): rows are independent
+//    (norms, mat-vecs, elementwise stages, ring writes, attention: a row's
+//    keys are all written before, by an earlier dispatch);
+//  * in order: the stage's own grid walks the rows in turn, each row's state
+//    update seen by the next (conv ring, GDN step);
+//  * last row: the head, which only the call's last row needs;
+//  * together: a plain mat-vec, each weight group it loads dotted with a
+//    tile of the call's rows (MatMat.cpp).
+// Rows past the call's row count (params word kRowCountWord) do nothing.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LIB_CONVERSION_STAGETOGPU_ROWS_H
+#define KILN_LIB_CONVERSION_STAGETOGPU_ROWS_H
+
+#include "KernelBuilder.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <functional>
+
+namespace kiln {
+
+enum class RowMode { Apart, InOrder, LastRow, Together };
+
+/// How the stages of a multi-row program's dispatch `body` run their rows; an
+/// error naming the stage where one has no multi-row kernel, or where the
+/// stages of one dispatch would run them differently.
+mlir::FailureOr<RowMode> rowModeOf(mlir::Operation *dispatch, mlir::Block &body,
+                                   const StageToGPUOptions &options);
+
+/// Whether a multi-row program's mat-vec runs its call rows together (a plain
+/// one: no norm, up input, slerp, routed expert, split-K or accumulation).
+bool runsRowsTogether(stage::MatVecOp op, const StageToGPUOptions &options);
+/// Its kernel's shape, and its body for the call's `count` rows (MatMat.cpp).
+KernelShape shapeOfRowsTogether(stage::MatVecOp op, const StageToGPUOptions &options);
+void buildRowsTogether(stage::MatVecOp op, mlir::Value count, KernelBuilder &kb);
+
+/// The kernel argument type of a buffer holding `stage::bufferRows` rows of
+/// its type: memref<rows x type's shape>.
+mlir::MemRefType rowsType(mlir::Value buffer);
+
+/// The host function's argument of that type for `buffer` (made once, with the
+/// same placement, so the plan writer binds the same range).
+mlir::Value hostRowsView(mlir::Value buffer, llvm::DenseMap<mlir::Value, mlir::Value> &made);
+
+/// The params buffer among the arguments of `func` (a multi-row kernel reads
+/// its row count there), or null.
+mlir::Value paramsArgument(mlir::Operation *func);
+
+/// Builds `stages` for each row of the call as `mode` says. `params` is the
+/// kernel's params binding; `workgroups` the stages' own grid (Apart: the
+/// kernel's grid is rows x workgroups, workgroup y the stages' own).
+void buildRows(RowMode mode, mlir::Value params, int64_t workgroups, KernelBuilder &kb,
+               const std::function<void()> &stages,
+               const std::function<void(mlir::Value count)> &together);
+
+} // namespace kiln
+
+#endif // KILN_LIB_CONVERSION_STAGETOGPU_ROWS_H

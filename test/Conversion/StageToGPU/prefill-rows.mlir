@@ -1,0 +1,39 @@
+// REQUIRES: compiler
+// RUN: kiln-opt --convert-kiln-to-stage=prefill-rows=4 --kiln-plan-memory --convert-stage-to-gpu %examples/embryo-tiny.mlir | FileCheck %s
+
+// The kernels of a multi-row program (lib/Conversion/StageToGPU/Rows.h), embryo-tiny's
+// @prefill of 4 rows a call. An activation binds whole (memref<4 x its type>, a host
+// argument of the same placement), every kernel binds the params block (row count in
+// word 8, the rows' tokens from word 9).
+
+// Rows apart: a grid of (row, the stage's own workgroups); a row past the call's count
+// returns; the row's token is params word 9 + row.
+// CHECK: func.func @prefill(
+// CHECK: gpu.launch_func  @kiln_kernels::@embed_1 blocks in (%c4, %{{.*}}) threads in (%c64, %{{.*}})  args(%{{.*}} : memref<256x9xvector<4xi32>>, %{{.*}} : memref<13xi32>, %{{.*}} : memref<4x72xf32>)
+// A plain mat-vec runs its call rows together: its own grid of weight-row items.
+// CHECK: gpu.launch_func  @kiln_kernels::@layers_0_gdn_qkv_1 blocks in (%c17, %{{.*}}) threads in (%c128, %{{.*}})  args(%{{.*}} : memref<68x5xvector<4xi32>>, %{{.*}} : memref<68xf32>, %{{.*}} : memref<4x72xf32>, %{{.*}} : memref<4x68xf32>, %{{.*}} : memref<13xi32>)
+// CHECK: gpu.launch_func  @kiln_kernels::@layers_0_gdn_conv_ring_1 blocks in (%c2, %{{.*}}) {{.*}} args(%{{.*}} : memref<4x68xf32>, %{{.*}} : memref<68x4xf32>, %{{.*}} : memref<3x68xf32>, %{{.*}} : memref<4x68xf32>, %{{.*}} : memref<13xi32>)
+
+// CHECK-LABEL: gpu.func @embed_1(
+// CHECK-SAME: %[[P:[a-z0-9]+]]: memref<13xi32>, %[[OUT:[a-z0-9]+]]: memref<4x72xf32>)
+// CHECK: %[[COUNT:[0-9]+]] = arith.index_castui
+// CHECK: %[[ROW:[a-z_0-9]+]] = gpu.block_id  x
+// CHECK: %[[OWN:[a-z_0-9]+]] = gpu.block_id  y
+// CHECK: %[[LIVE:[0-9]+]] = arith.cmpi ult, %[[ROW]], %[[COUNT]] : index
+// CHECK: scf.if %[[LIVE]] {
+// CHECK: %[[WORD:[0-9]+]] = arith.addi %c9{{.*}}, %[[ROW]] : index
+// CHECK: memref.load %[[P]][%[[WORD]]] : memref<13xi32>
+// CHECK: memref.store %{{.*}}, %[[OUT]][%[[ROW]], %{{.*}}] : memref<4x72xf32>
+
+// Together: a weight group loaded once, dotted with a tile of the call's rows; the
+// stored row is (call row, weight row).
+// CHECK-LABEL: gpu.func @layers_0_gdn_qkv_1(
+// CHECK-SAME: %[[IN:[a-z0-9]+]]: memref<4x72xf32>, %[[Y:[a-z0-9]+]]: memref<4x68xf32>, %{{.*}}: memref<13xi32>)
+// CHECK: memref.load %[[IN]][%{{.*}}, %{{.*}}] : memref<4x72xf32>
+// CHECK: memref.store %{{.*}}, %[[Y]][%{{.*}}, %{{.*}}] : memref<4x68xf32>
+
+// In order: the conv ring's own grid walks the rows, a barrier between them.
+// CHECK-LABEL: gpu.func @layers_0_gdn_conv_ring_1(
+// CHECK: scf.for %[[R:[a-z0-9]+]] = %c0{{.*}} to %{{.*}} step %c1
+// CHECK: memref.load %{{.*}}[%[[R]], %{{.*}}] : memref<4x68xf32>
+// CHECK: gpu.barrier
