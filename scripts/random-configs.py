@@ -7,13 +7,15 @@ exit thresholds, with and without MoE, for the native and h200 cost targets, bot
 formats and one random tuning switch a plan (reduce widths, no fusion, subgroup items, the
 slerp inside or after the dots, tails, odd item shapes, a 32-thread attention, a limited
 mat-vec grid with the staged input, every dispatch in every call, split attention with
-blocks of 64 or of 3 keys). Each plan
+blocks of 64 or of 3 keys; for Embryo, a multi-row @prefill of 2 to 5 rows a call). Each plan
 runs a short greedy decode with --check-reference on the local Vulkan device (lavapipe if
 none). A failing config is kept in OUT_DIR with the command that failed.
 
-  scripts/random-configs.py [--build BUILD] [--seed N] [--count N] [--switch=FLAGS] [--out OUT_DIR]
+  scripts/random-configs.py [--build BUILD] [--seed N] [--count N] [--family F] [--switch=FLAGS]
+                            [--out OUT_DIR]
 
---switch gives every plan the same flags (a switch under test) instead of a random one.
+--switch gives every plan the same flags (a switch under test) instead of a random one;
+--family embryo|dory draws one family's configs only (an Embryo-only switch: --prefill-rows).
 
 Exit status 1 if any compile or run failed. Slow (a few seconds a plan on lavapipe): a tool
 for a session's hardening, not a CI test.
@@ -38,6 +40,9 @@ SWITCHES = [[], ["--reduce-workgroup-size", "32"], ["--reduce-workgroup-size", "
             ["--matvec-grid-limit", "2", "--matvec-stage-input", "--matvec-slerp", "inside"],
             ["--every-dispatch-every-call"], ["--split-attention"],
             ["--split-attention", "--block-keys", "3", "--attention-workgroup-size", "32"]]
+# Embryo only: a multi-row @prefill feeds the 11-token prompt a few rows a call.
+EMBRYO_SWITCHES = [["--prefill-rows", "5"], ["--prefill-rows", "4", "--prefill-row-tile", "3"],
+                   ["--prefill-rows", "2", "--prefill-matvec-together=false"]]
 
 
 def dory(rng, config):
@@ -70,6 +75,8 @@ def main():
     parser.add_argument("--build", default=os.path.join(ROOT, "build"), help="build directory")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     parser.add_argument("--count", type=int, default=10, help="configs to draw (default 10)")
+    parser.add_argument("--family", choices=["both", "embryo", "dory"], default="both",
+                        help="which family the configs are drawn from (default both)")
     parser.add_argument("--switch", default=None,
                         help="kiln-compile flags every plan takes instead of a random switch "
                              "(one string, given as --switch=\"--split-attention --block-keys 3\")")
@@ -85,7 +92,7 @@ def main():
     work = tempfile.mkdtemp(prefix="kiln-random-")
     try:
         for i in range(args.count):
-            family = rng.choice(["dory", "embryo"])
+            family = rng.choice(["dory", "embryo"] if args.family == "both" else [args.family])
             with open(os.path.join(ROOT, "examples", f"{family}-tiny.json")) as f:
                 config = json.load(f)
             (dory if family == "dory" else embryo)(rng, config)
@@ -94,7 +101,7 @@ def main():
                 json.dump(config, f, indent=2)
             target = rng.choice([[], ["--cost-target", "h200"]])
             for fmt in ("f16", "q8_2f"):
-                drawn = rng.choice(SWITCHES)
+                drawn = rng.choice(SWITCHES + (EMBRYO_SWITCHES if family == "embryo" else []))
                 flags = target + (args.switch.split() if args.switch is not None else drawn)
                 plan, weights = os.path.join(work, "plan.kplan"), os.path.join(work, "w.st")
                 steps = [[os.path.join(tools, "kiln-compile"), "--quiet", path, "--weight-format",

@@ -39,6 +39,8 @@ const char *kUsage =
     "  --device N|NAME       device index or name substring (else env KILN_DEVICE)\n"
     "  --stats               print dispatches, barriers, bytes and ms per token\n"
     "  --profile             print GPU time per dispatch of the decode program\n"
+    "  --profile-prefill     the same for the plan's prefill program (its calls of the\n"
+    "                        prompt; the first is a warm-up)\n"
     "  --no-weight-check     do not scan the weights for NaN/Inf at load (faster start)\n"
     "  --validate            run under the Khronos validation layer (synchronization\n"
     "                        validation on) when installed; its errors go to stderr as\n"
@@ -80,7 +82,7 @@ struct Arguments {
   long stopToken = -1;
   double temperature = 0, topP = 1, headGate = -INFINITY, headTopP = 1;
   uint64_t seed = 0;
-  bool stats = false, profile = false, printLogprobs = false, listDevices = false, help = false;
+  bool stats = false, profile = false, profilePrefill = false, printLogprobs = false, listDevices = false, help = false;
   bool noWeightCheck = false;
   bool validate = false;
   kiln_wait_mode_t waitMode = KILN_WAIT_AUTO;
@@ -185,6 +187,8 @@ bool parseArguments(int argc, char **argv, Arguments &args) {
       args.quiet = true;
     } else if (flag == "--profile") {
       args.profile = true;
+    } else if (flag == "--profile-prefill") {
+      args.profile = args.profilePrefill = true;
     } else if (flag == "--print-logprobs") {
       args.printLogprobs = true;
     } else if (flag == "--weights") {
@@ -328,6 +332,7 @@ int run(const Arguments &args) {
   options.head_gate = static_cast<float>(args.headGate);
   options.head_top_p = static_cast<float>(args.headTopP);
   options.enable_profiling = args.profile ? 1 : 0;
+  options.profile_prefill = args.profilePrefill ? 1 : 0;
   options.wait_mode = args.waitMode;
   options.robust_kernels = args.robustKernels;
   options.tokens_per_submit = static_cast<uint32_t>(args.tokensPerSubmit);
@@ -517,8 +522,9 @@ int run(const Arguments &args) {
     if (kiln_status_t status = kiln_session_profile(handles.session, entries.data(), count, &count))
       return report(status);
     // Measured GPU time beside the compiler's estimate (docs/fusion.md).
-    std::fprintf(stderr, "profile (decode program, per call):\n  %-40s %12s %12s\n",
-                 "dispatch", "measured us", "estimate us");
+    std::fprintf(stderr, "profile (%s program, per call):\n  %-40s %12s %12s\n",
+                 args.profilePrefill ? "prefill" : "decode", "dispatch", "measured us",
+                 "estimate us");
     double measured = 0, estimated = 0;
     for (const auto &entry : entries) {
       double us = entry.calls ? 1e3 * entry.total_ms / static_cast<double>(entry.calls) : 0.0;

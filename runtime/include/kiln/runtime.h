@@ -182,6 +182,10 @@ typedef struct kiln_session_options_t {
    * edge too), decided on the device each step; in (0, 1], default 1 = every cluster.
    * It applies together with head_gate (a cluster must pass both). */
   float head_top_p;
+  /* With enable_profiling: time the dispatches of the plan's "prefill" program (its
+   * calls of kiln_session_prefill) instead of the decode program's; a plan without
+   * one is INVALID_ARGUMENT. Default 0. */
+  int32_t profile_prefill;
 } kiln_session_options_t;
 
 void kiln_session_options_init(kiln_session_options_t* options);

@@ -23,6 +23,7 @@ void kiln_session_options_init(kiln_session_options_t *options) {
   options->head_gate = -INFINITY;
   options->head_top_p = 1.0f;
   options->enable_profiling = 0;
+  options->profile_prefill = 0;
   options->skip_weight_check = 0;
   options->wait_mode = KILN_WAIT_AUTO;
   options->robust_kernels = KILN_ROBUST_AUTO;
@@ -47,6 +48,7 @@ kiln_status_t kiln_session_create(kiln_plan_t *plan, const kiln_session_options_
                                      " is not in (0, 1]"));
   sessionOptions.headTopP = options->head_top_p;
   sessionOptions.profiling = options->enable_profiling != 0;
+  sessionOptions.profilePrefill = options->profile_prefill != 0;
   sessionOptions.checkWeightsFinite = options->skip_weight_check == 0;
   if (options->tokens_per_submit > 4096)
     return toCStatus(invalidArgument("kiln_session_create: tokens_per_submit " +

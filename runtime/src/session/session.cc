@@ -307,13 +307,19 @@ Status Session::recordPrograms() {
                          firstMode, repeat, CallKind::First, firstCounts)
         .withContext(context + " for a first call");
   };
+  if (options_.profiling && options_.profilePrefill && !plan_.prefill())
+    return invalidArgument("profile_prefill: the plan has no \"prefill\" program");
+  // The profiled program's dispatches get a timestamp pair each.
+  const bool profileDecode = options_.profiling && !options_.profilePrefill;
+  const kp::Program *profiled =
+      !options_.profiling ? nullptr : profileDecode ? &plan_.decode() : plan_.prefill();
   KILN_RETURN_IF_ERROR(recordOne(decode_, plan_.decode(),
-                                 options_.profiling ? TimestampMode::PerDispatch
-                                                    : TimestampMode::WholeProgram,
+                                 profileDecode ? TimestampMode::PerDispatch
+                                               : TimestampMode::WholeProgram,
                                  std::max(1u, options_.decodeRepeat)));
-  if (options_.profiling && plan_.decode().dispatches()) {
-    for (uint32_t d = 0; d < plan_.decode().dispatches()->size(); ++d) {
-      const kp::Dispatch *dispatch = plan_.decode().dispatches()->Get(d);
+  if (profiled && profiled->dispatches()) {
+    for (uint32_t d = 0; d < profiled->dispatches()->size(); ++d) {
+      const kp::Dispatch *dispatch = profiled->dispatches()->Get(d);
       if (!recordedIn(*dispatch, CallKind::Later))
         continue;
       profileDispatches_.push_back(d);
@@ -325,7 +331,10 @@ Status Session::recordPrograms() {
   }
   if (const kp::Program *prefill = plan_.prefill()) {
     prefill_ = std::make_unique<ProgramState>();
-    KILN_RETURN_IF_ERROR(recordOne(*prefill_, *prefill, TimestampMode::None, 1));
+    KILN_RETURN_IF_ERROR(recordOne(*prefill_, *prefill,
+                                   profiled == prefill ? TimestampMode::PerDispatch
+                                                       : TimestampMode::None,
+                                   1));
   }
   recordInputs_ = std::move(inputs);
   // Steps run many to a submission when the plan picks on the device;
@@ -686,7 +695,9 @@ Status Session::profile(kiln_dispatch_profile_t *out, size_t capacity, size_t &c
   count = profileLabels_.size();
   for (size_t i = 0; i < count && i < capacity; ++i) {
     out[i].label = profileLabels_[i].c_str();
-    const kp::Dispatch *dispatch = plan_.decode().dispatches()->Get(profileDispatches_[i]);
+    const kp::Program &program =
+        options_.profilePrefill && plan_.prefill() ? *plan_.prefill() : plan_.decode();
+    const kp::Dispatch *dispatch = program.dispatches()->Get(profileDispatches_[i]);
     out[i].kernel = dispatch->kernel();
     // The warm-up call stands in only while no other has run.
     bool warmupOnly = profiledCalls_ == 0 && profileWarmedUp_;

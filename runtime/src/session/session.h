@@ -35,6 +35,8 @@ struct SessionOptions {
   float headGate = 0; // -inf by default (set by the API)
   float headTopP = 1; // a gated head keeps the clusters reaching it; 1 = all
   bool profiling = false;
+  /// With profiling: the prefill program's dispatches are timed, not decode's.
+  bool profilePrefill = false;
   bool checkWeightsFinite = true; // scan F16/F32 weights for NaN/Inf at load
   bool spinWait = false;           // poll the fence instead of blocking in the driver
   bool robustKernels = false;      // clamp every indexed access of the kernels
