@@ -41,7 +41,7 @@ SWITCHES = [[], ["--reduce-workgroup-size", "32"], ["--reduce-workgroup-size", "
             ["--every-dispatch-every-call"], ["--split-attention"],
             ["--split-attention", "--block-keys", "3", "--attention-workgroup-size", "32"]]
 # Embryo only: a multi-row @prefill feeds the 11-token prompt a few rows a call.
-EMBRYO_SWITCHES = [["--prefill-rows", "5"], ["--prefill-rows", "4", "--prefill-row-tile", "3"],
+EMBRYO_SWITCHES = [["--prefill-rows", "5"], ["--prefill-rows", "40"],
                    ["--prefill-rows", "2", "--prefill-matvec-together=false"]]
 
 

@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Prepares one device call that measures the multi-row @prefill (issue 14): embryo-1b's
 # prompt throughput (kiln-bench pp2048) without @prefill (a prompt row a call, the
-# default) against --prefill-rows R with the call's rows together in each mat-vec
-# (R = 64, 128, 256; row tiles of 8 and 16) and apart (a workgroup per row), f16 and
-# q8_2f; and the parity of the tiny prefill plans against the reference (a 45-token
+# default) against --prefill-rows R with each plain mat-vec a blocked matrix product of
+# the call's rows (R = 64, 128, 256) and apart (a workgroup per call row), f16 and q8_2f; and the parity of the tiny prefill plans against the reference (a 45-token
 # prompt, rows 8). Then on the GPU machine (about 4 minutes):
 #   bash DIR/prefill-run.sh OUT
 # which writes OUT/pp.txt, OUT/parity.txt, OUT/profile.FORMAT.txt (kiln-run --profile-prefill
@@ -23,11 +22,11 @@ compile() { "$b/bin/kiln-compile" --quiet "$dir/cfg/embryo-1b.json" --cost-targe
 for f in f16 q8_2f; do
   compile --weight-format $f -o "$dir/plans/$f.D.kplan"
   compile --weight-format $f --prefill-rows 64 -o "$dir/plans/$f.T64.kplan"
+  compile --weight-format $f --prefill-rows 64 --prefill-matvec-together=false \
+    -o "$dir/plans/$f.A64.kplan"
 done
-compile --weight-format f16 --prefill-rows 64 --prefill-matvec-together=false -o "$dir/plans/f16.A64.kplan"
 compile --weight-format f16 --prefill-rows 128 -o "$dir/plans/f16.T128.kplan"
 compile --weight-format f16 --prefill-rows 256 -o "$dir/plans/f16.T256.kplan"
-compile --weight-format f16 --prefill-rows 128 --prefill-row-tile 16 -o "$dir/plans/f16.T128x16.kplan"
 # shellcheck source=tiny-set.sh
 source "$here/tiny-set.sh"
 tiny_set_configs "$root" "$dir"

@@ -243,14 +243,10 @@ static cl::opt<int64_t> prefillRows(
 
 static cl::opt<bool> prefillMatvecTogether(
     "prefill-matvec-together",
-    cl::desc("tuning: a @prefill mat-vec dots each weight group it loads with a tile of the "
-             "call's rows (default true; false: a workgroup per call row and item, the weights "
-             "read again for every row)"),
+    cl::desc("tuning: a plain @prefill mat-vec runs as a blocked matrix product of the call's "
+             "rows, each weight decoded once for 32 of them (default true; false: a workgroup "
+             "per call row and item, the weights read again for every row)"),
     cl::init(true), cl::cat(kilnCategory));
-static cl::opt<int64_t> prefillRowTile(
-    "prefill-row-tile",
-    cl::desc("tuning: call rows a @prefill mat-vec dots each weight group with (default 8)"),
-    cl::init(8), cl::cat(kilnCategory));
 
 static cl::opt<int64_t> blockKeys(
     "block-keys",
@@ -471,10 +467,7 @@ int main(int argc, char **argv) {
     return fail("--prefill-rows must be 0 (no @prefill) or in [2, 1024], not " +
                 std::to_string(prefillRows));
   pipeline.prefillRows = prefillRows;
-  if (prefillRowTile < 1 || prefillRowTile > 16)
-    return fail("--prefill-row-tile must be in [1, 16], not " + std::to_string(prefillRowTile));
   pipeline.kernels.prefillMatvecTogether = prefillMatvecTogether;
-  pipeline.kernels.prefillRowTile = prefillRowTile;
   pipeline.blockKeys = blockKeys;
   pipeline.absorbColumnFields = absorbColumnFields;
   pipeline.kernels.mergeIdenticalKernels = mergeKernels;

@@ -412,7 +412,7 @@ gpu::GPUFuncOp buildKernelFunc(stage::DispatchOp dispatch, StringRef name,
   if (rows.mode) {
     buildRows(*rows.mode, mapping.lookup(rows.params), shape.workgroups, kb, buildStages,
               [&](Value count) {
-                buildRowsTogether(cast<stage::MatVecOp>(body.front()), count, kb);
+                buildRowsTogether(cast<stage::MatVecOp>(body.front()), count, rows.rows, kb);
               });
   } else if (prefetch.ops.empty()) {
     buildStages();
@@ -514,7 +514,8 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
       return failure();
     rows.mode = *mode;
     if (*mode == RowMode::Together)
-      shapes.front() = shapeOfRowsTogether(cast<stage::MatVecOp>(body.front()), options);
+      shapes.front() =
+          shapeOfRowsTogether(cast<stage::MatVecOp>(body.front()), rows.rows, options);
     rows.params = paramsArgument(dispatch->getParentOp());
     if (!rows.params)
       return dispatch.emitOpError("of a multi-row program: the program has no params "
@@ -746,7 +747,6 @@ struct ConvertStageToGPUPass
     options.matvecGridLimit = matvecGridLimit;
     options.matvecStageInput = matvecStageInput;
     options.prefillMatvecTogether = prefillMatvecTogether;
-    options.prefillRowTile = prefillRowTile;
     options.matvecSlerpAfterDots = matvecSlerpAfterDots;
     options.q8DecodeByExponent = q8DecodeByExponent;
     options.headRowsBySubgroup = headRowsBySubgroup;

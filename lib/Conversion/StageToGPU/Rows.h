@@ -11,8 +11,8 @@
 //  * in order: the stage's own grid walks the rows in turn, each row's state
 //    update seen by the next (conv ring, GDN step);
 //  * last row: the head, which only the call's last row needs;
-//  * together: a plain mat-vec, each weight group it loads dotted with a
-//    tile of the call's rows (MatMat.cpp).
+//  * together: a plain mat-vec, as a blocked matrix product of the call's
+//    rows and the matrix (MatMat.cpp).
 // Rows past the call's row count (params word kRowCountWord) do nothing.
 //
 //===----------------------------------------------------------------------===//
@@ -38,9 +38,12 @@ mlir::FailureOr<RowMode> rowModeOf(mlir::Operation *dispatch, mlir::Block &body,
 /// Whether a multi-row program's mat-vec runs its call rows together (a plain
 /// one: no norm, up input, slerp, routed expert, split-K or accumulation).
 bool runsRowsTogether(stage::MatVecOp op, const StageToGPUOptions &options);
-/// Its kernel's shape, and its body for the call's `count` rows (MatMat.cpp).
-KernelShape shapeOfRowsTogether(stage::MatVecOp op, const StageToGPUOptions &options);
-void buildRowsTogether(stage::MatVecOp op, mlir::Value count, KernelBuilder &kb);
+/// Its kernel's shape, and its body for the call's `count` rows of at most
+/// `maxRows` (MatMat.cpp).
+KernelShape shapeOfRowsTogether(stage::MatVecOp op, int64_t maxRows,
+                                const StageToGPUOptions &options);
+void buildRowsTogether(stage::MatVecOp op, mlir::Value count, int64_t maxRows,
+                       KernelBuilder &kb);
 
 /// The kernel argument type of a buffer holding `stage::bufferRows` rows of
 /// its type: memref<rows x type's shape>.

@@ -10,9 +10,10 @@
 // returns; the row's token is params word 9 + row.
 // CHECK: func.func @prefill(
 // CHECK: gpu.launch_func  @kiln_kernels::@embed_1 blocks in (%c4, %{{.*}}) threads in (%c64, %{{.*}})  args(%{{.*}} : memref<256x9xvector<4xi32>>, %{{.*}} : memref<13xi32>, %{{.*}} : memref<4x72xf32>)
-// A plain mat-vec runs its call rows together: its own grid of weight-row items.
-// CHECK: gpu.launch_func  @kiln_kernels::@layers_0_gdn_qkv_1 blocks in (%c17, %{{.*}}) threads in (%c128, %{{.*}})  args(%{{.*}} : memref<68x5xvector<4xi32>>, %{{.*}} : memref<68xf32>, %{{.*}} : memref<4x72xf32>, %{{.*}} : memref<4x68xf32>, %{{.*}} : memref<13xi32>)
-// CHECK: gpu.launch_func  @kiln_kernels::@layers_0_gdn_conv_ring_1 blocks in (%c2, %{{.*}}) {{.*}} args(%{{.*}} : memref<4x68xf32>, %{{.*}} : memref<68x4xf32>, %{{.*}} : memref<3x68xf32>, %{{.*}} : memref<4x68xf32>, %{{.*}} : memref<13xi32>)
+// A plain mat-vec runs its call rows together: a grid of blocks of 64 weight rows x 32
+// call rows (68 rows: 2 blocks).
+// CHECK: gpu.launch_func  @kiln_kernels::@layers_0_gdn_qkv_1 blocks in (%c2, %{{.*}}) threads in (%c256{{[_0-9]*}}, %{{.*}})  args(%{{.*}} : memref<68x5xvector<4xi32>>, %{{.*}} : memref<68xf32>, %{{.*}} : memref<4x72xf32>, %{{.*}} : memref<4x68xf32>, %{{.*}} : memref<13xi32>)
+// CHECK: gpu.launch_func  @kiln_kernels::@layers_0_gdn_conv_ring_1 blocks in (%c2{{[_0-9]*}}, %{{.*}}) {{.*}} args(%{{.*}} : memref<4x68xf32>, %{{.*}} : memref<68x4xf32>, %{{.*}} : memref<3x68xf32>, %{{.*}} : memref<4x68xf32>, %{{.*}} : memref<13xi32>)
 
 // CHECK-LABEL: gpu.func @embed_1(
 // CHECK-SAME: %[[P:[a-z0-9]+]]: memref<13xi32>, %[[OUT:[a-z0-9]+]]: memref<4x72xf32>)
@@ -25,11 +26,15 @@
 // CHECK: memref.load %[[P]][%[[WORD]]] : memref<13xi32>
 // CHECK: memref.store %{{.*}}, %[[OUT]][%[[ROW]], %{{.*}}] : memref<4x72xf32>
 
-// Together: a weight group loaded once, dotted with a tile of the call's rows; the
-// stored row is (call row, weight row).
+// Together (embryo-tiny's GDN projections are q8_2f): the block's weights decoded and its call rows' activations copied into
+// workgroup memory a step of 32 columns at a time; the stored value is (call row,
+// weight row).
 // CHECK-LABEL: gpu.func @layers_0_gdn_qkv_1(
-// CHECK-SAME: %[[IN:[a-z0-9]+]]: memref<4x72xf32>, %[[Y:[a-z0-9]+]]: memref<4x68xf32>, %{{.*}}: memref<13xi32>)
+// CHECK-SAME: %[[IN:[a-z0-9]+]]: memref<4x72xf32>, %[[Y:[a-z0-9]+]]: memref<4x68xf32>, %{{.*}}: memref<13xi32>) workgroup(%{{.*}} : memref<2048xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>)
+// CHECK: arith.shrsi
+// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<2048xf32, #gpu.address_space<workgroup>>
 // CHECK: memref.load %[[IN]][%{{.*}}, %{{.*}}] : memref<4x72xf32>
+// CHECK: gpu.barrier
 // CHECK: memref.store %{{.*}}, %[[Y]][%{{.*}}, %{{.*}}] : memref<4x68xf32>
 
 // In order: the conv ring's own grid walks the rows, a barrier between them.

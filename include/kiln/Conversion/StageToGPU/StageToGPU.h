@@ -100,13 +100,10 @@ struct StageToGPUOptions {
   /// half the workgroup memory.
   bool matvecStageInput = false;
   /// A multi-row program's plain mat-vec (docs/pipeline.md, "Rows") runs its
-  /// call rows together: a workgroup holds a group of its weight rows in
-  /// registers and dots it with a tile of the call's rows (MatMat.cpp), so
-  /// the weights are read once a tile, not once a row; false: a workgroup
-  /// per (call row, item), as any stage whose rows are apart.
+  /// call rows together, a blocked matrix product (MatMat.cpp): each weight
+  /// decoded once for 32 call rows; false: a workgroup per (call row, item),
+  /// as any stage whose rows are apart.
   bool prefillMatvecTogether = true;
-  /// Call rows a tile of such a mat-vec dots each weight group with.
-  int64_t prefillRowTile = 8;
   /// A mat-vec that takes Dory's slerp (split_k 1, workgroup items) dots
   /// each row with u = (1 − α)h and w = αo apart and sums the slerp's five
   /// products beside the dots, forming the row totals and the new h after
