@@ -42,7 +42,8 @@ SWITCHES = [[], ["--reduce-workgroup-size", "32"], ["--reduce-workgroup-size", "
             ["--split-attention", "--block-keys", "3", "--attention-workgroup-size", "32"]]
 # Embryo only: a multi-row @prefill feeds the 11-token prompt a few rows a call.
 EMBRYO_SWITCHES = [["--prefill-rows", "5"], ["--prefill-rows", "40"],
-                   ["--prefill-rows", "2", "--prefill-matvec-together=false"]]
+                   ["--prefill-rows", "2", "--prefill-matmat-min-blocks", "0"],
+                   ["--prefill-rows", "5", "--prefill-matmat-min-blocks", "1"]]
 
 
 def dory(rng, config):

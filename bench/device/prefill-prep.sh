@@ -22,9 +22,10 @@ compile() { "$b/bin/kiln-compile" --quiet "$dir/cfg/embryo-1b.json" --cost-targe
 for f in f16 q8_2f; do
   compile --weight-format $f -o "$dir/plans/$f.D.kplan"
   compile --weight-format $f --prefill-rows 64 -o "$dir/plans/$f.T64.kplan"
-  compile --weight-format $f --prefill-rows 64 --prefill-matvec-together=false \
+  compile --weight-format $f --prefill-rows 64 --prefill-matmat-min-blocks 0 \
     -o "$dir/plans/$f.A64.kplan"
 done
+compile --weight-format f16 --prefill-rows 64 --prefill-matmat-min-blocks 1 -o "$dir/plans/f16.T64all.kplan"
 compile --weight-format f16 --prefill-rows 128 -o "$dir/plans/f16.T128.kplan"
 compile --weight-format f16 --prefill-rows 256 -o "$dir/plans/f16.T256.kplan"
 # shellcheck source=tiny-set.sh

@@ -241,12 +241,12 @@ static cl::opt<int64_t> prefillRows(
              "@decode a row at a time; Embryo only; docs/pipeline.md, \"Rows\")"),
     cl::value_desc("N"), cl::init(0), cl::cat(kilnCategory));
 
-static cl::opt<bool> prefillMatvecTogether(
-    "prefill-matvec-together",
-    cl::desc("tuning: a plain @prefill mat-vec runs as a blocked matrix product of the call's "
-             "rows, each weight decoded once for 32 of them (default true; false: a workgroup "
-             "per call row and item, the weights read again for every row)"),
-    cl::init(true), cl::cat(kilnCategory));
+static cl::opt<int64_t> prefillMatMatMinBlocks(
+    "prefill-matmat-min-blocks",
+    cl::desc("tuning: a plain @prefill mat-vec of at least N blocks (64 weight rows x 32 call "
+             "rows) runs as a blocked matrix product, each weight decoded once for 32 call rows "
+             "(default 64; 1: every one; 0: none, a workgroup per call row and item)"),
+    cl::value_desc("N"), cl::init(64), cl::cat(kilnCategory));
 
 static cl::opt<int64_t> blockKeys(
     "block-keys",
@@ -467,7 +467,10 @@ int main(int argc, char **argv) {
     return fail("--prefill-rows must be 0 (no @prefill) or in [2, 1024], not " +
                 std::to_string(prefillRows));
   pipeline.prefillRows = prefillRows;
-  pipeline.kernels.prefillMatvecTogether = prefillMatvecTogether;
+  if (prefillMatMatMinBlocks < 0)
+    return fail("--prefill-matmat-min-blocks must be at least 0, not " +
+                std::to_string(prefillMatMatMinBlocks));
+  pipeline.kernels.prefillMatMatMinBlocks = prefillMatMatMinBlocks;
   pipeline.blockKeys = blockKeys;
   pipeline.absorbColumnFields = absorbColumnFields;
   pipeline.kernels.mergeIdenticalKernels = mergeKernels;

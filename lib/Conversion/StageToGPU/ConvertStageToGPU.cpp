@@ -509,7 +509,7 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
     if (form || !prefetch.ops.empty() || dispatch.getSkipFlag())
       return dispatch.emitOpError("of a multi-row program runs its stages unfused, "
                                   "without prefetches or a skip flag");
-    FailureOr<RowMode> mode = rowModeOf(dispatch, body, options);
+    FailureOr<RowMode> mode = rowModeOf(dispatch, body, rows.rows, options);
     if (failed(mode))
       return failure();
     rows.mode = *mode;
@@ -746,7 +746,7 @@ struct ConvertStageToGPUPass
     options.matvecNormAfterDots = FormatSwitch::both(matvecNormAfterDots);
     options.matvecGridLimit = matvecGridLimit;
     options.matvecStageInput = matvecStageInput;
-    options.prefillMatvecTogether = prefillMatvecTogether;
+    options.prefillMatMatMinBlocks = prefillMatMatMinBlocks;
     options.matvecSlerpAfterDots = matvecSlerpAfterDots;
     options.q8DecodeByExponent = q8DecodeByExponent;
     options.headRowsBySubgroup = headRowsBySubgroup;

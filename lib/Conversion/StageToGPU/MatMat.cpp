@@ -32,8 +32,13 @@ static_assert(kBlockRows / kThreadRows * (kBlockCallRows / kThreadCallRows) == k
               "the thread tiles cover the block");
 } // namespace
 
-bool runsRowsTogether(stage::MatVecOp op, const StageToGPUOptions &o) {
-  return o.prefillMatvecTogether && o.reduceWorkgroupSize >= kWorkgroupSize &&
+bool runsRowsTogether(stage::MatVecOp op, int64_t maxRows, const StageToGPUOptions &o) {
+  // A grid of few blocks walks all the columns in few workgroups (latency
+  // bound: embryo-1b's 16-row GDN gates as 2 blocks); a workgroup per call
+  // row and item spreads them.
+  int64_t blocks = ceilDiv(op.getRows(), kBlockRows) * ceilDiv(maxRows, kBlockCallRows);
+  return o.prefillMatMatMinBlocks > 0 && o.reduceWorkgroupSize >= kWorkgroupSize &&
+         blocks >= o.prefillMatMatMinBlocks &&
          !op.getExpert() && !op.getNorm() && !op.getUp() && !op.getSlerpUpdate() &&
          !op.getColScale() && !op.getHiddenOut() && op.getSplitK() == 1 &&
          !op.getAccumulate() && op.getActivation() == stage::Activation::none;

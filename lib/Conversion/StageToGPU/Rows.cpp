@@ -10,8 +10,10 @@ using namespace mlir;
 
 namespace kiln {
 
-static std::optional<RowMode> rowModeOfStage(Operation *op, const StageToGPUOptions &o) {
-  if (auto matvec = dyn_cast<stage::MatVecOp>(op); matvec && runsRowsTogether(matvec, o))
+static std::optional<RowMode> rowModeOfStage(Operation *op, int64_t maxRows,
+                                             const StageToGPUOptions &o) {
+  if (auto matvec = dyn_cast<stage::MatVecOp>(op);
+      matvec && runsRowsTogether(matvec, maxRows, o))
     return RowMode::Together;
   if (isa<stage::ConvRingOp, stage::GdnStepOp>(op))
     return RowMode::InOrder;
@@ -24,10 +26,11 @@ static std::optional<RowMode> rowModeOfStage(Operation *op, const StageToGPUOpti
   return std::nullopt;
 }
 
-FailureOr<RowMode> rowModeOf(Operation *dispatch, Block &body, const StageToGPUOptions &o) {
+FailureOr<RowMode> rowModeOf(Operation *dispatch, Block &body, int64_t maxRows,
+                             const StageToGPUOptions &o) {
   std::optional<RowMode> mode;
   for (Operation &op : body) {
-    std::optional<RowMode> own = rowModeOfStage(&op, o);
+    std::optional<RowMode> own = rowModeOfStage(&op, maxRows, o);
     if (!own)
       return op.emitOpError("has no multi-row kernel (a @prefill of Embryo's stages only; "
                             "docs/pipeline.md, \"Rows\")");

@@ -33,11 +33,12 @@ enum class RowMode { Apart, InOrder, LastRow, Together };
 /// error naming the stage where one has no multi-row kernel, or where the
 /// stages of one dispatch would run them differently.
 mlir::FailureOr<RowMode> rowModeOf(mlir::Operation *dispatch, mlir::Block &body,
-                                   const StageToGPUOptions &options);
+                                   int64_t maxRows, const StageToGPUOptions &options);
 
-/// Whether a multi-row program's mat-vec runs its call rows together (a plain
-/// one: no norm, up input, slerp, routed expert, split-K or accumulation).
-bool runsRowsTogether(stage::MatVecOp op, const StageToGPUOptions &options);
+/// Whether a multi-row program's mat-vec of up to `maxRows` call rows runs them
+/// together: a plain one (no norm, up input, slerp, routed expert, split-K or
+/// accumulation) whose blocks fill a grid.
+bool runsRowsTogether(stage::MatVecOp op, int64_t maxRows, const StageToGPUOptions &options);
 /// Its kernel's shape, and its body for the call's `count` rows of at most
 /// `maxRows` (MatMat.cpp).
 KernelShape shapeOfRowsTogether(stage::MatVecOp op, int64_t maxRows,

@@ -99,11 +99,13 @@ struct StageToGPUOptions {
   /// matvecGridLimit). Not for a slerp after the dots, nor an input past
   /// half the workgroup memory.
   bool matvecStageInput = false;
-  /// A multi-row program's plain mat-vec (docs/pipeline.md, "Rows") runs its
-  /// call rows together, a blocked matrix product (MatMat.cpp): each weight
-  /// decoded once for 32 call rows; false: a workgroup per (call row, item),
-  /// as any stage whose rows are apart.
-  bool prefillMatvecTogether = true;
+  /// A multi-row program's plain mat-vec (docs/pipeline.md, "Rows") of at
+  /// least this many blocks of 64 weight rows x 32 call rows runs its call rows
+  /// together, a blocked matrix product (MatMat.cpp: each weight decoded once
+  /// for 32 call rows); a smaller one (few workgroups walking every column), or
+  /// any with 0, a workgroup per (call row, item), as any stage whose rows are
+  /// apart.
+  int64_t prefillMatMatMinBlocks = 64;
   /// A mat-vec that takes Dory's slerp (split_k 1, workgroup items) dots
   /// each row with u = (1 − α)h and w = αo apart and sums the slerp's five
   /// products beside the dots, forming the row totals and the new h after
