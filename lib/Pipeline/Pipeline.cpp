@@ -112,6 +112,7 @@ void applyTarget(ModuleOp module, const cost::TargetDesc &desc,
   while (size * 2 <= static_cast<int64_t>(desc.maxWorkgroupSize) && size * 2 <= cap)
     size *= 2;
   options.kernels.reduceWorkgroupSize = size;
+  options.kernels.maxWorkgroupSize = std::max<int64_t>(size, desc.maxWorkgroupSize);
   options.kernels.rowWorkgroupSize = std::min<int64_t>(64, desc.maxWorkgroupSize);
   options.kernels.headWorkgroupSize = std::min<int64_t>(64, size);
   // Attention is split over workgroups (a block of keys, a slice of head

@@ -412,7 +412,10 @@ gpu::GPUFuncOp buildKernelFunc(stage::DispatchOp dispatch, StringRef name,
   if (rows.mode) {
     buildRows(*rows.mode, mapping.lookup(rows.params), shape.workgroups, kb, buildStages,
               [&](Value count) {
-                buildRowsTogether(cast<stage::MatVecOp>(body.front()), count, rows.rows, kb);
+                if (auto gdn = dyn_cast<stage::GdnStepOp>(body.front()))
+                  buildGdnRows(gdn, count, kb);
+                else
+                  buildRowsTogether(cast<stage::MatVecOp>(body.front()), count, rows.rows, kb);
               });
   } else if (prefetch.ops.empty()) {
     buildStages();
@@ -513,7 +516,10 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
     if (failed(mode))
       return failure();
     rows.mode = *mode;
-    if (*mode == RowMode::Together)
+    if (auto gdn = dyn_cast<stage::GdnStepOp>(body.front());
+        gdn && *mode == RowMode::Together)
+      shapes.front() = {gdnRowsWidth(gdn, options), memrefSize(gdn.getState(), 0)};
+    else if (*mode == RowMode::Together)
       shapes.front() =
           shapeOfRowsTogether(cast<stage::MatVecOp>(body.front()), rows.rows, options);
     rows.params = paramsArgument(dispatch->getParentOp());

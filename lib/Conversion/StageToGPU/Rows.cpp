@@ -15,6 +15,8 @@ static std::optional<RowMode> rowModeOfStage(Operation *op, int64_t maxRows,
   if (auto matvec = dyn_cast<stage::MatVecOp>(op);
       matvec && runsRowsTogether(matvec, maxRows, o))
     return RowMode::Together;
+  if (auto gdn = dyn_cast<stage::GdnStepOp>(op); gdn && gdnRowsWidth(gdn, o) > 0)
+    return RowMode::Together;
   if (isa<stage::ConvRingOp, stage::GdnStepOp>(op))
     return RowMode::InOrder;
   if (isa<stage::ClusterLogitsOp, stage::HeadRowsOp, stage::SampleOp>(op))
@@ -42,7 +44,7 @@ FailureOr<RowMode> rowModeOf(Operation *dispatch, Block &body, int64_t maxRows,
   if (!mode)
     return dispatch->emitOpError("holds no stage");
   if (*mode == RowMode::Together && !llvm::hasSingleElement(body))
-    return dispatch->emitOpError("runs a mat-vec's call rows together with a stage beside it");
+    return dispatch->emitOpError("runs a stage's call rows together with a stage beside it");
   return *mode;
 }
 

@@ -11,8 +11,9 @@
 //  * in order: the stage's own grid walks the rows in turn, each row's state
 //    update seen by the next (conv ring, GDN step);
 //  * last row: the head, which only the call's last row needs;
-//  * together: a plain mat-vec, as a blocked matrix product of the call's
-//    rows and the matrix (MatMat.cpp).
+//  * together: a kernel of its own for all the call's rows: a plain mat-vec
+//    as a blocked matrix product of the call's rows and the matrix
+//    (MatMat.cpp), a GDN step with its state held across the rows (GdnRows.cpp).
 // Rows past the call's row count (params word kRowCountWord) do nothing.
 //
 //===----------------------------------------------------------------------===//
@@ -45,6 +46,13 @@ KernelShape shapeOfRowsTogether(stage::MatVecOp op, int64_t maxRows,
                                 const StageToGPUOptions &options);
 void buildRowsTogether(stage::MatVecOp op, mlir::Value count, int64_t maxRows,
                        KernelBuilder &kb);
+
+/// The workgroup width at which a GDN step holds a head's state in registers
+/// across the call's rows (GdnRows.cpp); 0 where none up to the target's widest
+/// does (its rows then run in order, the state through memory).
+int64_t gdnRowsWidth(stage::GdnStepOp op, const StageToGPUOptions &options);
+/// Its body for the call's `count` rows: a workgroup a head.
+void buildGdnRows(stage::GdnStepOp op, mlir::Value count, KernelBuilder &kb);
 
 /// The kernel argument type of a buffer holding `stage::bufferRows` rows of
 /// its type: memref<rows x type's shape>.

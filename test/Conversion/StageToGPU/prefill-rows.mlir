@@ -48,3 +48,13 @@
 // runs its call rows apart: a workgroup per (call row, item of 8 rows).
 // APART: func.func @prefill(
 // APART: gpu.launch_func  @kiln_kernels::@layers_0_gdn_qkv_1 blocks in (%c4{{[_0-9]*}}, %c9{{[_0-9]*}}, %{{.*}})
+
+// The GDN step holds a head's state across the call's rows (GdnRows.cpp): each thread
+// loads its state cells once, carries them through the loop over the call's rows, and
+// stores them once after it.
+// CHECK-LABEL: gpu.func @layers_0_gdn_state_1(
+// CHECK: %[[CELL:[0-9]+]] = memref.load %{{.*}}[%block_id_x, %{{.*}}, %{{.*}}] : memref<3x16x12xf32>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[CELL]]) -> (f32)
+// CHECK-NOT: memref.load %{{.*}} : memref<3x16x12xf32>
+// CHECK: memref.store %{{[0-9]+}}, %{{.*}}[%block_id_x, %{{.*}}, %{{.*}}] : memref<3x16x12xf32>
+// CHECK: gpu.return

@@ -51,6 +51,9 @@ struct FormatItemShape {
 struct StageToGPUOptions {
   int64_t rowWorkgroupSize = 64;
   int64_t reduceWorkgroupSize = 256;
+  /// The widest workgroup the target runs (a multi-row GDN step widens its
+  /// workgroup up to it to hold a head's state: GdnRows.cpp).
+  int64_t maxWorkgroupSize = 256;
   int64_t headWorkgroupSize = 64;
   /// Threads of an attention workgroup (a workgroup per query head: its keys
   /// and value dims spread over all of them).
