@@ -43,7 +43,8 @@ SWITCHES = [[], ["--reduce-workgroup-size", "32"], ["--reduce-workgroup-size", "
 # Embryo only: a multi-row @prefill feeds the 11-token prompt a few rows a call.
 EMBRYO_SWITCHES = [["--prefill-rows", "5"], ["--prefill-rows", "40"],
                    ["--prefill-rows", "2", "--prefill-matmat-min-blocks", "0"],
-                   ["--prefill-rows", "5", "--prefill-matmat-min-blocks", "1"]]
+                   ["--prefill-rows", "5", "--prefill-matmat-min-blocks", "1",
+                    "--prefill-gdn-held"]]
 
 
 def dory(rng, config):

@@ -245,8 +245,15 @@ static cl::opt<int64_t> prefillMatMatMinBlocks(
     "prefill-matmat-min-blocks",
     cl::desc("tuning: a plain @prefill mat-vec of at least N blocks (64 weight rows x 32 call "
              "rows) runs as a blocked matrix product, each weight decoded once for 32 call rows "
-             "(default 64; 1: every one; 0: none, a workgroup per call row and item)"),
-    cl::value_desc("N"), cl::init(64), cl::cat(kilnCategory));
+             "(64 intended; default 0 until measured on a GPU: a workgroup per call row and "
+             "item; 1: every one)"),
+    cl::value_desc("N"), cl::init(0), cl::cat(kilnCategory));
+static cl::opt<bool> prefillGdnHeld(
+    "prefill-gdn-held",
+    cl::desc("tuning: a @prefill GDN step holds each head's state in registers across the "
+             "call's rows (default false until measured on a GPU: the decode kernel walks "
+             "the rows, the state through memory)"),
+    cl::init(false), cl::cat(kilnCategory));
 
 static cl::opt<int64_t> blockKeys(
     "block-keys",
@@ -471,6 +478,7 @@ int main(int argc, char **argv) {
     return fail("--prefill-matmat-min-blocks must be at least 0, not " +
                 std::to_string(prefillMatMatMinBlocks));
   pipeline.kernels.prefillMatMatMinBlocks = prefillMatMatMinBlocks;
+  pipeline.kernels.prefillGdnHeld = prefillGdnHeld;
   pipeline.blockKeys = blockKeys;
   pipeline.absorbColumnFields = absorbColumnFields;
   pipeline.kernels.mergeIdenticalKernels = mergeKernels;

@@ -753,6 +753,7 @@ struct ConvertStageToGPUPass
     options.matvecGridLimit = matvecGridLimit;
     options.matvecStageInput = matvecStageInput;
     options.prefillMatMatMinBlocks = prefillMatMatMinBlocks;
+    options.prefillGdnHeld = prefillGdnHeld;
     options.matvecSlerpAfterDots = matvecSlerpAfterDots;
     options.q8DecodeByExponent = q8DecodeByExponent;
     options.headRowsBySubgroup = headRowsBySubgroup;

@@ -34,6 +34,8 @@ bool holds(const GdnLayout &l, int64_t dv) {
 } // namespace
 
 int64_t gdnRowsWidth(stage::GdnStepOp op, const StageToGPUOptions &o) {
+  if (!o.prefillGdnHeld)
+    return 0;
   int64_t dk = memrefSize(op.getState(), 1), dv = memrefSize(op.getState(), 2);
   // The narrowest power of two from the reduction width up that holds the state.
   for (int64_t width = o.reduceWorkgroupSize; width <= o.maxWorkgroupSize; width *= 2)

@@ -1,5 +1,5 @@
 // REQUIRES: compiler
-// RUN: kiln-opt --convert-kiln-to-stage=prefill-rows=4 --kiln-plan-memory --convert-stage-to-gpu=prefill-matmat-min-blocks=1 %examples/embryo-tiny.mlir | FileCheck %s
+// RUN: kiln-opt --convert-kiln-to-stage=prefill-rows=4 --kiln-plan-memory --convert-stage-to-gpu="prefill-matmat-min-blocks=1 prefill-gdn-held=1" %examples/embryo-tiny.mlir | FileCheck %s
 // RUN: kiln-opt --convert-kiln-to-stage=prefill-rows=4 --kiln-plan-memory --convert-stage-to-gpu %examples/embryo-tiny.mlir | FileCheck %s --check-prefix=APART
 
 // The kernels of a multi-row program (lib/Conversion/StageToGPU/Rows.h), embryo-tiny's
@@ -44,8 +44,8 @@
 // CHECK: memref.load %{{.*}}[%[[R]], %{{.*}}] : memref<4x68xf32>
 // CHECK: gpu.barrier
 
-// With the default (a matrix product needs 64 blocks), embryo-tiny's 68-row projection
-// runs its call rows apart: a workgroup per (call row, item of 8 rows).
+// With the defaults (no matrix product, the GDN step's rows in order), embryo-tiny's
+// 68-row projection runs its call rows apart: a workgroup per (call row, item of 8 rows).
 // APART: func.func @prefill(
 // APART: gpu.launch_func  @kiln_kernels::@layers_0_gdn_qkv_1 blocks in (%c4{{[_0-9]*}}, %c9{{[_0-9]*}}, %{{.*}})
 

@@ -107,8 +107,12 @@ struct StageToGPUOptions {
   /// together, a blocked matrix product (MatMat.cpp: each weight decoded once
   /// for 32 call rows); a smaller one (few workgroups walking every column), or
   /// any with 0, a workgroup per (call row, item), as any stage whose rows are
-  /// apart.
-  int64_t prefillMatMatMinBlocks = 64;
+  /// apart. 0 until the product is measured on a GPU (64 is the intended value).
+  int64_t prefillMatMatMinBlocks = 0;
+  /// A multi-row program's GDN step holds a head's state in registers across
+  /// the call's rows (GdnRows.cpp) where a workgroup can; false (until
+  /// measured on a GPU): the decode kernel walks the rows in order.
+  bool prefillGdnHeld = false;
   /// A mat-vec that takes Dory's slerp (split_k 1, workgroup items) dots
   /// each row with u = (1 − α)h and w = αo apart and sums the slerp's five
   /// products beside the dots, forming the row totals and the new h after
