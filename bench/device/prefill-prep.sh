@@ -3,8 +3,9 @@
 # prompt throughput (kiln-bench pp2048) without @prefill (a prompt row a call, the
 # default) against --prefill-rows R as compiled by default (A: mat-vec rows apart, the GDN
 # step's rows in order) and with the blocked matrix product and the held GDN state (T:
-# R = 64, 128, 256; M / G: one of the two), f16 and q8_2f; and the parity of the tiny prefill plans against the reference (a 45-token
-# prompt, rows 8). Then on the GPU machine (about 4 minutes):
+# R = 64, 128, 256; M / G: one of the two), f16 and q8_2f; and the parity of the tiny
+# prefill plans against the reference (a 45-token prompt, rows 8, every mat-vec a blocked
+# product, the GDN state held). Then on the GPU machine (about 4 minutes):
 #   bash DIR/prefill-run.sh OUT
 # which writes OUT/pp.txt, OUT/parity.txt, OUT/profile.FORMAT.txt (kiln-run --profile-prefill
 # of the 64-row plan over a 2,048-token prompt) and OUT/gpu.txt.
