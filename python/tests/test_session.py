@@ -1,9 +1,11 @@
 """The binding's tokens and log-probs equal kiln-run's exactly on the tiny models."""
+import os
+
 import numpy as np
 import pytest
 
 import kiln
-from conftest import PROMPT, STEPS
+from conftest import EXAMPLES, PROMPT, STEPS
 
 
 def printed(values):
@@ -148,3 +150,27 @@ def test_head_top_p_equals_kiln_run(model):
     assert np.allclose(got_logprobs, [float(v) for v in logprobs], atol=1e-5)
     if model.name.startswith("dory"):
         assert got == model.greedy[0]
+
+
+def test_multi_row_prefill_equals_row_by_row(tmp_path):
+    """An Embryo plan with @prefill (R rows a call) gives the prompt's next-token
+    log-probabilities of feeding it a row a call, within f32 rounding, and the same
+    greedy continuation; plan_info reports the program's rows."""
+    config = os.path.join(EXAMPLES, "embryo-tiny.json")
+    weights = kiln.synth(config, str(tmp_path / "w.safetensors"), seed=5)
+    rows = kiln.compile(config, str(tmp_path / "rows.kplan"),
+                        args=("--prefill-rows", "6", "--prefill-matmat-min-blocks", "1",
+                              "--prefill-gdn-held"))
+    plain = kiln.compile(config, str(tmp_path / "plain.kplan"))
+    assert kiln.Plan.load(rows).prefill_max_rows == 6
+    assert kiln.Plan.load(plain).prefill_max_rows == 0
+    prompt = [(7 * i + 3) % 256 for i in range(23)]
+    results = []
+    for path in (rows, plain):
+        s = kiln.Session(kiln.Plan.load(path), weights=weights)
+        first = s.prefill(prompt)
+        row = s.logprobs()
+        results.append((first, row, s.generate(8)))
+    assert results[0][0] == results[1][0]
+    assert np.allclose(results[0][1], results[1][1], atol=1e-4)
+    assert results[0][2] == results[1][2]
