@@ -15,7 +15,7 @@
 // reduction, and o stays in registers for the gated norm.
 //
 //===----------------------------------------------------------------------===//
-#include "KernelBuilder.h"
+#include "GdnStep.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -23,31 +23,105 @@ using namespace mlir;
 
 namespace kiln {
 
+GdnLayout gdnLayout(int64_t dk, int64_t dv, int64_t width) {
+  int64_t lanes = std::min<int64_t>(llvm::PowerOf2Ceil(dv), width);
+  int64_t slices = width / lanes;
+  return {lanes, slices, ceilDiv(dk, slices)};
+}
+
+GdnHead gdnHead(stage::GdnStepOp op, KernelBuilder &kb) {
+  int64_t nv = memrefSize(op.getState(), 0), nk = op.getNumKHeads();
+  GdnHead h;
+  h.dk = memrefSize(op.getState(), 1);
+  h.dv = memrefSize(op.getState(), 2);
+  h.width = kb.getWorkgroupSize();
+  h.layout = gdnLayout(h.dk, h.dv, h.width);
+  h.head = kb.workgroupId();
+  h.tid = kb.threadId();
+  Value keyHead = kb.div(h.head, kb.index(nv / nk));
+  h.qBase = kb.mul(keyHead, kb.index(h.dk));
+  h.kBase = kb.add(kb.index(nk * h.dk), h.qBase);
+  h.vBase = kb.add(kb.index(2 * nk * h.dk), kb.mul(h.head, kb.index(h.dv)));
+  h.oBase = kb.mul(h.head, kb.index(h.dv));
+  h.lane = kb.rem(h.tid, kb.index(h.layout.lanes));
+  h.slice = kb.div(h.tid, kb.index(h.layout.lanes));
+  return h;
+}
+
+GdnHeldRows loadHeldRows(const GdnHead &h, Value state, Value j, KernelBuilder &kb) {
+  const int64_t slices = h.layout.slices, dk = h.dk;
+  GdnHeldRows held;
+  for (int64_t r = 0; r < h.layout.rowsPerThread; ++r) {
+    Value i = kb.add(h.slice, kb.index(r * slices));
+    Value ok = (r + 1) * slices > dk ? kb.ult(i, kb.index(dk)) : Value();
+    Value at = ok ? kb.min(i, kb.index(dk - 1)) : i;
+    Value cell = kb.load(state, {h.head, at, j});
+    held.rows.push_back(at);
+    held.inRange.push_back(ok);
+    held.cells.push_back(ok ? kb.select(ok, cell, kb.f32(0.0f)) : cell);
+  }
+  return held;
+}
+
+GdnNormalised normaliseQK(const GdnHead &h, Value qkv, KernelBuilder &kb) {
+  const int64_t dk = h.dk;
+  SmallVector<Value> squares = kb.forLoop(
+      h.tid, kb.index(dk), kb.index(h.width), {kb.f32(0.0f), kb.f32(0.0f)},
+      [&](Value i, ValueRange acc) -> SmallVector<Value> {
+        Value q = kb.load(qkv, {kb.add(h.qBase, i)}), k = kb.load(qkv, {kb.add(h.kBase, i)});
+        return {kb.fadd(acc[0], kb.fmul(q, q)), kb.fadd(acc[1], kb.fmul(k, k))};
+      });
+  SmallVector<Value> norms = kb.reduceMany(squares);
+  Value qq = norms[0], kk = norms[1];
+  Value invQ = kb.fdiv(kb.f32(1.0f),
+                       kb.fmul(kb.sqrt(kb.fadd(qq, kb.f32(1e-6f))),
+                               kb.f32(std::sqrt(float(dk)))));
+  Value invK = kb.rsqrt(kb.fadd(kk, kb.f32(1e-6f)));
+  GdnNormalised n;
+  n.qHat = kb.workgroupBuffer(dk);
+  n.kHat = kb.workgroupBuffer(dk);
+  kb.strided(kb.index(dk), [&](Value i) {
+    kb.store(kb.fmul(kb.load(qkv, {kb.add(h.qBase, i)}), invQ), n.qHat, {i});
+    kb.store(kb.fmul(kb.load(qkv, {kb.add(h.kBase, i)}), invK), n.kHat, {i});
+  });
+  n.partials = kb.workgroupBuffer(h.width);
+  kb.barrier();
+  return n;
+}
+
+Value sumSlices(const GdnHead &h, Value partials, Value partial, KernelBuilder &kb) {
+  const int64_t lanes = h.layout.lanes;
+  kb.store(partial, partials, {h.tid});
+  kb.barrier();
+  Value total = kb.load(partials, {h.lane});
+  for (int64_t s = 1; s < h.layout.slices; ++s)
+    total = kb.fadd(total, kb.load(partials, {kb.add(h.lane, kb.index(s * lanes))}));
+  kb.barrier();
+  return total;
+}
+
+Value gatedOutput(stage::GdnStepOp op, Value value, Value at, Value inv, Value normWeight,
+                  Value gate, KernelBuilder &kb) {
+  Value y = kb.fmul(kb.fmul(value, inv), normWeight);
+  y = kb.fmul(y, kb.silu(gate));
+  if (op.getFold())
+    y = kb.fmul(y, kb.load(kb.buffer(op.getFold()), {at}));
+  return y;
+}
+
 KernelShape shapeOf(stage::GdnStepOp op, const StageToGPUOptions &o) {
   return {o.reduceWorkgroupSize, memrefSize(op.getState(), 0)};
 }
 
 void buildKernel(stage::GdnStepOp op, KernelBuilder &kb) {
-  int64_t nv = memrefSize(op.getState(), 0), dk = memrefSize(op.getState(), 1),
-          dv = memrefSize(op.getState(), 2);
-  int64_t nk = op.getNumKHeads();
-  int64_t width = kb.getWorkgroupSize();
-  int64_t lanes = std::min<int64_t>(llvm::PowerOf2Ceil(dv), width);
-  int64_t slices = width / lanes;
-  // A thread's rows of one column pass, held in registers when few enough.
-  int64_t rowsPerThread = ceilDiv(dk, slices);
-  bool held = rowsPerThread <= 2 * kMaxHeldPerThread;
   Value qkv = kb.buffer(op.getQkv()), state = kb.buffer(op.getState());
   Value out = kb.buffer(op.getOut());
-  Value head = kb.workgroupId();
-  Value tid = kb.threadId();
-  Value keyHead = kb.div(head, kb.index(nv / nk));
-  Value qBase = kb.mul(keyHead, kb.index(dk));
-  Value kBase = kb.add(kb.index(nk * dk), qBase);
-  Value vBase = kb.add(kb.index(2 * nk * dk), kb.mul(head, kb.index(dv)));
-  Value oBase = kb.mul(head, kb.index(dv));
-  Value lane = kb.rem(tid, kb.index(lanes));
-  Value slice = kb.div(tid, kb.index(lanes));
+  const GdnHead h = gdnHead(op, kb);
+  const int64_t dk = h.dk, dv = h.dv, lanes = h.layout.lanes, slices = h.layout.slices;
+  const int64_t rowsPerThread = h.layout.rowsPerThread;
+  // A thread's rows of one column pass, held in registers when few enough.
+  bool held = rowsPerThread <= 2 * kMaxHeldPerThread;
+  Value head = h.head, vBase = h.vBase, oBase = h.oBase, lane = h.lane, slice = h.slice;
   int64_t passes = ceilDiv(dv, lanes);
 
   // With one column pass of held rows, everything the pass reads from memory
@@ -60,66 +134,24 @@ void buildKernel(stage::GdnStepOp op, KernelBuilder &kb) {
                     kb.load(kb.buffer(op.getDtBias()), {head}));
   Value bGate = kb.load(kb.buffer(op.getB()), {head});
   Value norm = kb.buffer(op.getNorm()), z = kb.buffer(op.getZ());
-  // The thread's state rows of column j, all loaded at once: the row index
-  // (clamped into the state), whether it lies in it (null: always), the cell.
-  struct HeldRows {
-    SmallVector<Value> rows, inRange, cells;
-  };
-  auto loadHeldRows = [&](Value j) {
-    HeldRows held;
-    for (int64_t r = 0; r < rowsPerThread; ++r) {
-      Value i = kb.add(slice, kb.index(r * slices));
-      Value ok = (r + 1) * slices > dk ? kb.ult(i, kb.index(dk)) : Value();
-      Value at = ok ? kb.min(i, kb.index(dk - 1)) : i;
-      Value cell = kb.load(state, {head, at, j});
-      held.rows.push_back(at);
-      held.inRange.push_back(ok);
-      held.cells.push_back(ok ? kb.select(ok, cell, kb.f32(0.0f)) : cell);
-    }
-    return held;
-  };
-  HeldRows preloaded;
+  GdnHeldRows preloaded;
   Value heldV, heldZ, heldNorm;
   if (preload) {
     Value j = kb.min(lane, kb.index(dv - 1));
     heldV = kb.load(qkv, {kb.add(vBase, j)});
     heldZ = kb.load(z, {kb.add(oBase, j)});
     heldNorm = kb.load(norm, {j});
-    preloaded = loadHeldRows(j);
+    preloaded = loadHeldRows(h, state, j, kb);
   }
 
-  SmallVector<Value> squares = kb.forLoop(
-      tid, kb.index(dk), kb.index(width), {kb.f32(0.0f), kb.f32(0.0f)},
-      [&](Value i, ValueRange acc) -> SmallVector<Value> {
-        Value q = kb.load(qkv, {kb.add(qBase, i)}), k = kb.load(qkv, {kb.add(kBase, i)});
-        return {kb.fadd(acc[0], kb.fmul(q, q)), kb.fadd(acc[1], kb.fmul(k, k))};
-      });
-  SmallVector<Value> norms = kb.reduceMany(squares);
-  Value qq = norms[0], kk = norms[1];
-  Value invQ = kb.fdiv(kb.f32(1.0f),
-                       kb.fmul(kb.sqrt(kb.fadd(qq, kb.f32(1e-6f))),
-                               kb.f32(std::sqrt(float(dk)))));
-  Value invK = kb.rsqrt(kb.fadd(kk, kb.f32(1e-6f)));
-  Value qHat = kb.workgroupBuffer(dk), kHat = kb.workgroupBuffer(dk);
-  kb.strided(kb.index(dk), [&](Value i) {
-    kb.store(kb.fmul(kb.load(qkv, {kb.add(qBase, i)}), invQ), qHat, {i});
-    kb.store(kb.fmul(kb.load(qkv, {kb.add(kBase, i)}), invK), kHat, {i});
-  });
-  Value partials = kb.workgroupBuffer(width);
-  kb.barrier();
+  GdnNormalised normalised = normaliseQK(h, qkv, kb);
+  Value qHat = normalised.qHat, kHat = normalised.kHat;
 
   Value decay = kb.exp(kb.fmul(kb.fsub(kb.f32(0.0f), kb.exp(aLog)),
                                kb.softplus(a)));
   Value beta = kb.sigmoid(bGate);
-  // Σ over the slices of column lane `lane`'s partials; every thread gets it.
-  auto sumSlices = [&](Value partial) {
-    kb.store(partial, partials, {tid});
-    kb.barrier();
-    Value total = kb.load(partials, {lane});
-    for (int64_t s = 1; s < slices; ++s)
-      total = kb.fadd(total, kb.load(partials, {kb.add(lane, kb.index(s * lanes))}));
-    kb.barrier();
-    return total;
+  auto sumSlicesOf = [&](Value partial) {
+    return sumSlices(h, normalised.partials, partial, kb);
   };
   // Column passes are uniform over the workgroup (their barriers need it);
   // a lane past dv computes on a clamped column and stores nothing. Returns
@@ -133,14 +165,14 @@ void buildKernel(stage::GdnStepOp op, KernelBuilder &kb) {
     if (held) {
       // The thread's state rows stay in registers between the two sums, all
       // loaded at once (a loop waited for each: 18 us a layer on the H200).
-      HeldRows held = preload ? preloaded : loadHeldRows(j);
+      GdnHeldRows held = preload ? preloaded : loadHeldRows(h, state, j, kb);
       SmallVector<Value> &rows = held.rows, &inRange = held.inRange, &cells = held.cells;
       SmallVector<Value> keys, kvTerms;
       for (int64_t r = 0; r < rowsPerThread; ++r) {
         keys.push_back(kb.load(kHat, {rows[r]}));
         kvTerms.push_back(kb.fmul(cells[r], keys[r]));
       }
-      Value kv = sumSlices(kb.sum(kvTerms));
+      Value kv = sumSlicesOf(kb.sum(kvTerms));
       Value delta = kb.fmul(beta, kb.fsub(v, kb.fmul(decay, kv)));
       SmallVector<Value> oTerms;
       for (int64_t r = 0; r < rowsPerThread; ++r) {
@@ -151,7 +183,7 @@ void buildKernel(stage::GdnStepOp op, KernelBuilder &kb) {
         Value term = kb.fmul(updated, kb.load(qHat, {rows[r]}));
         oTerms.push_back(inRange[r] ? kb.select(inRange[r], term, kb.f32(0.0f)) : term);
       }
-      o = sumSlices(kb.sum(oTerms));
+      o = sumSlicesOf(kb.sum(oTerms));
     } else {
       Value kvPart = kb.forLoop(slice, kb.index(dk), kb.index(slices),
                                 {kb.f32(0.0f)},
@@ -159,7 +191,7 @@ void buildKernel(stage::GdnStepOp op, KernelBuilder &kb) {
         return {kb.fadd(s[0], kb.fmul(kb.load(state, {head, i, j}),
                                       kb.load(kHat, {i})))};
       })[0];
-      Value kv = sumSlices(kvPart);
+      Value kv = sumSlicesOf(kvPart);
       Value delta = kb.fmul(beta, kb.fsub(v, kb.fmul(decay, kv)));
       Value oPart = kb.forLoop(slice, kb.index(dk), kb.index(slices),
                                {kb.f32(0.0f)},
@@ -169,7 +201,7 @@ void buildKernel(stage::GdnStepOp op, KernelBuilder &kb) {
         kb.ifThen(valid, [&] { kb.store(updated, state, {head, i, j}); });
         return {kb.fadd(s[0], kb.fmul(updated, kb.load(qHat, {i})))};
       })[0];
-      o = sumSlices(oPart);
+      o = sumSlicesOf(oPart);
     }
     Value owner = arith::AndIOp::create(kb.b,
         kb.loc, valid, kb.ult(slice, kb.index(1)));
@@ -191,11 +223,7 @@ void buildKernel(stage::GdnStepOp op, KernelBuilder &kb) {
   Value inv = kb.rsqrt(kb.fadd(kb.fdiv(total, kb.f32(float(dv))),
                                kb.f32(op.getEps().convertToFloat())));
   auto gated = [&](Value value, Value at, Value normWeight, Value gate) {
-    Value y = kb.fmul(kb.fmul(value, inv), normWeight);
-    y = kb.fmul(y, kb.silu(gate));
-    if (op.getFold())
-      y = kb.fmul(y, kb.load(kb.buffer(op.getFold()), {at}));
-    return y;
+    return gatedOutput(op, value, at, inv, normWeight, gate, kb);
   };
   if (preload) {
     // One pass: o is still in the owner's registers.

@@ -1,0 +1,59 @@
+//===- GdnStep.h - The GDN step's pieces, for one row and for many -*- C++ -*-===//
+//
+// GdnStep.cpp builds the decode step (one row a call), GdnRows.cpp the
+// multi-row form that holds a head's state across a call's rows. Both walk a
+// head the same way: a workgroup of C column lanes x P row slices (lane c owns
+// value columns c, c + C, ...; slice s the state rows s, s + P, ...), q and k
+// normalised once into workgroup memory, column sums reduced over the slices,
+// the gated norm applied to the head's output.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LIB_CONVERSION_STAGETOGPU_GDNSTEP_H
+#define KILN_LIB_CONVERSION_STAGETOGPU_GDNSTEP_H
+
+#include "KernelBuilder.h"
+
+namespace kiln {
+
+/// Column lanes and row slices of a workgroup of `width` threads, and the
+/// state rows of one column each thread takes.
+struct GdnLayout {
+  int64_t lanes, slices, rowsPerThread;
+};
+GdnLayout gdnLayout(int64_t dk, int64_t dv, int64_t width);
+
+/// A workgroup's head (its workgroup id) and where its q, k, v and output lie.
+struct GdnHead {
+  int64_t dk, dv, width;
+  GdnLayout layout;
+  mlir::Value head, tid, qBase, kBase, vBase, oBase, lane, slice;
+};
+GdnHead gdnHead(stage::GdnStepOp op, KernelBuilder &kb);
+
+/// The thread's state rows of column `j`, all loaded at once: the row index
+/// (clamped into the state), whether it lies in it (null: always), the cell
+/// (0 past the state).
+struct GdnHeldRows {
+  llvm::SmallVector<mlir::Value> rows, inRange, cells;
+};
+GdnHeldRows loadHeldRows(const GdnHead &h, mlir::Value state, mlir::Value j, KernelBuilder &kb);
+
+/// q and k of the head normalised into workgroup memory (q also by sqrt(dk)),
+/// and the workgroup buffer sumSlices reduces in; ends with a barrier.
+struct GdnNormalised {
+  mlir::Value qHat, kHat, partials;
+};
+GdnNormalised normaliseQK(const GdnHead &h, mlir::Value qkv, KernelBuilder &kb);
+
+/// Σ over the slices of column lane `lane`'s partials; every thread gets it.
+mlir::Value sumSlices(const GdnHead &h, mlir::Value partials, mlir::Value partial,
+                      KernelBuilder &kb);
+
+/// The gated norm's output of `value` at output `at`: value·inv·weight·silu(gate),
+/// times the column fold where the step has one.
+mlir::Value gatedOutput(stage::GdnStepOp op, mlir::Value value, mlir::Value at, mlir::Value inv,
+                        mlir::Value normWeight, mlir::Value gate, KernelBuilder &kb);
+
+} // namespace kiln
+
+#endif // KILN_LIB_CONVERSION_STAGETOGPU_GDNSTEP_H
