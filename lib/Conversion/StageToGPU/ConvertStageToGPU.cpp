@@ -444,7 +444,11 @@ int64_t workgroupMemoryBytes(gpu::GPUFuncOp func) {
   int64_t bytes = 0;
   for (BlockArgument buffer : func.getWorkgroupAttributions()) {
     auto type = cast<MemRefType>(buffer.getType());
-    bytes += type.getNumElements() * type.getElementTypeBitWidth() / 8;
+    Type element = type.getElementType();
+    int64_t lanes = 1;
+    if (auto vector = dyn_cast<VectorType>(element))
+      lanes = vector.getNumElements(), element = vector.getElementType();
+    bytes += type.getNumElements() * lanes * element.getIntOrFloatBitWidth() / 8;
   }
   return bytes;
 }

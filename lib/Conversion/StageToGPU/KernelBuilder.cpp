@@ -423,10 +423,12 @@ Value KernelBuilder::strided(Value count, Value init,
 void KernelBuilder::barrier() { gpu::BarrierOp::create(b, loc); }
 
 Value KernelBuilder::workgroupBuffer(int64_t size) {
+  return workgroupBuffer(size, b.getF32Type());
+}
+Value KernelBuilder::workgroupBuffer(int64_t size, Type element) {
   auto space = gpu::AddressSpaceAttr::get(b.getContext(),
                                           gpu::AddressSpace::Workgroup);
-  auto type = MemRefType::get({size}, b.getF32Type(), MemRefLayoutAttrInterface(),
-                              space);
+  auto type = MemRefType::get({size}, element, MemRefLayoutAttrInterface(), space);
   return func.addWorkgroupAttribution(type, loc);
 }
 

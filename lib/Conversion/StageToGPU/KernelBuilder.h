@@ -241,6 +241,8 @@ public:
   void barrier();
   /// A workgroup memory buffer of `size` f32 (a workgroup attribution).
   mlir::Value workgroupBuffer(int64_t size);
+  /// `size` elements of `element` (a vector type: one load or store a vector).
+  mlir::Value workgroupBuffer(int64_t size, mlir::Type element);
 
   // Packed matrices (rows of 16-byte groups; stridedRowDots walks them).
   /// The activations one 16-byte group of a packed row multiplies (group

@@ -3,12 +3,17 @@
 // In @prefill (Rows.h) a plain mat-vec multiplies the call's R rows by the same
 // matrix: Y[R x N] = X[R x K] W^T. A workgroup of 256 threads computes a block of
 // kBlockRows weight rows x kBlockCallRows call rows, walking K in steps of
-// kStepColumns: each step its threads decode the block's weight groups into
-// workgroup memory (f16 halves or q8_2f codes as f32, once for every call row)
-// and copy the call rows' activations beside them (a warp reads 32 contiguous
-// columns), then each thread accumulates a 4 x 2 tile of outputs from workgroup
-// memory. The weights stream from memory once a block of call rows (once a call
-// up to 32 rows), and every weight decoded is used 32 times.
+// kStepColumns. Each step its threads decode the block's weight groups into
+// workgroup memory (f16 halves or q8_2f codes as f32, four weight rows to a
+// vec4) and copy the call rows' activations beside them (four call rows to a
+// vec4); then each thread accumulates a 4 x 4 tile of outputs, two vec4 loads
+// from workgroup memory for 16 multiply-adds a column. The weights stream from
+// memory once a block of call rows, and every weight decoded is used 64 times.
+//
+// The layouts keep workgroup memory free of bank conflicts: a warp's weight
+// reads are 16 distinct vec4s (its call-row reads two, broadcast), and the
+// activation rows are padded by one vec4 so a warp's stores (8 columns x 4
+// call-row quads) land in distinct banks.
 //
 //===----------------------------------------------------------------------===//
 #include "Rows.h"
@@ -16,6 +21,7 @@
 #include "kiln/Dialect/Stage/IR/StageModule.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -25,17 +31,25 @@ namespace kiln {
 namespace {
 constexpr int64_t kWorkgroupSize = 256;
 /// Weight rows (N) and call rows (M) a workgroup computes; columns (K) a step.
-constexpr int64_t kBlockRows = 64, kBlockCallRows = 32, kStepColumns = 32;
-/// A thread's outputs: 4 weight rows x 2 call rows.
-constexpr int64_t kThreadRows = 4, kThreadCallRows = 2;
-static_assert(kBlockRows / kThreadRows * (kBlockCallRows / kThreadCallRows) == kWorkgroupSize,
-              "the thread tiles cover the block");
+constexpr int64_t kBlockRows = 64, kBlockCallRows = 64, kStepColumns = 32;
+/// A thread's outputs: a quad of weight rows x a quad of call rows.
+constexpr int64_t kQuad = 4;
+constexpr int64_t kRowQuads = kBlockRows / kQuad, kCallQuads = kBlockCallRows / kQuad;
+static_assert(kRowQuads * kCallQuads == kWorkgroupSize, "the thread tiles cover the block");
+/// Vec4s a step's column of activations takes: its call-row quads and one of
+/// padding (bank-conflict-free stores, above).
+constexpr int64_t kActivationStride = kCallQuads + 1;
+/// Columns of a step a warp's activation copy covers (one 32-byte sector a row).
+constexpr int64_t kCopyColumns = 8;
+static_assert(kStepColumns % kCopyColumns == 0 &&
+                  kStepColumns * kCallQuads % kWorkgroupSize == 0,
+              "the activation copy covers the step");
 } // namespace
 
 bool runsRowsTogether(stage::MatVecOp op, int64_t maxRows, const StageToGPUOptions &o) {
   // A grid of few blocks walks all the columns in few workgroups (latency
-  // bound: embryo-1b's 16-row GDN gates as 2 blocks); a workgroup per call
-  // row and item spreads them.
+  // bound: embryo-1b's 16-row GDN gates as 1 block a 64 call rows); a
+  // workgroup per call row and item spreads them.
   int64_t blocks = ceilDiv(op.getRows(), kBlockRows) * ceilDiv(maxRows, kBlockCallRows);
   return o.prefillMatMatMinBlocks > 0 && o.reduceWorkgroupSize >= kWorkgroupSize &&
          blocks >= o.prefillMatMatMinBlocks &&
@@ -61,19 +75,18 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
   Value out = kb.buffer(op.getOut());
   Value rowScale = op.getRowScale() ? kb.buffer(op.getRowScale()) : Value();
   Value fold = op.getFold() ? kb.buffer(op.getFold()) : Value();
-  // Step k of the block: weights[k][n], activations[k][m].
-  Value weights = kb.workgroupBuffer(kStepColumns * kBlockRows);
-  Value activations = kb.workgroupBuffer(kStepColumns * kBlockCallRows);
+  auto vec4 = VectorType::get({kQuad}, kb.b.getF32Type());
+  // Step column k: weights[k][row quad], activations[k][call-row quad].
+  Value weights = kb.workgroupBuffer(kStepColumns * kRowQuads, vec4);
+  Value activations = kb.workgroupBuffer(kStepColumns * kActivationStride, vec4);
   Value thread = kb.threadId();
-  // The thread's output tile.
-  Value tileRow = kb.mul(kb.rem(thread, kb.index(kBlockRows / kThreadRows)), kb.index(kThreadRows));
-  Value tileCallRow =
-      kb.mul(kb.div(thread, kb.index(kBlockRows / kThreadRows)), kb.index(kThreadCallRows));
-  // The weight group this thread decodes each step (threads past the block's
-  // groups decode none).
-  Value loadRow = kb.div(thread, kb.index(stepGroups));
-  Value loadGroup = kb.rem(thread, kb.index(stepGroups));
-  const int64_t loaders = kBlockRows * stepGroups;
+  // The thread's output tile: a warp's 32 threads cover every row quad of two
+  // call-row quads.
+  Value rowQuad = kb.rem(thread, kb.index(kRowQuads));
+  Value callQuad = kb.div(thread, kb.index(kRowQuads));
+  // The weight group this thread decodes each step, for four rows (threads
+  // past the block's groups decode none).
+  const int64_t loaders = kRowQuads * stepGroups;
   int64_t grid = kb.gridWorkgroups(std::min(blocks, kMaxGridWorkgroups));
   // Blocks past the grid are walked by the same workgroups in turn: uniform
   // loops and tests throughout (the barriers need every thread).
@@ -81,7 +94,9 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
     Value firstRow = kb.mul(kb.div(block, kb.index(callBlocks)), kb.index(kBlockRows));
     Value firstCallRow = kb.mul(kb.rem(block, kb.index(callBlocks)), kb.index(kBlockCallRows));
     kb.ifThen(kb.ult(firstCallRow, count), [&] {
-      SmallVector<Value> init(kThreadRows * kThreadCallRows, kb.f32(0.0f));
+      Value zero4 = arith::ConstantOp::create(
+          kb.b, kb.loc, DenseElementsAttr::get(vec4, kb.b.getF32FloatAttr(0.0f)));
+      SmallVector<Value> init(kQuad, zero4);
       SmallVector<Value> acc = kb.forLoop(
           kb.index(0), kb.index(ceilDiv(columns, kStepColumns)), kb.index(1), init,
           [&](Value step, ValueRange carried) -> SmallVector<Value> {
@@ -89,73 +104,86 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
             // The block's weights of this step, decoded; rows past the matrix
             // and groups past the row are zeros.
             kb.ifThen(kb.ult(thread, kb.index(loaders)), [&] {
-              Value row = kb.add(firstRow, loadRow);
+              Value loadQuad = kb.rem(thread, kb.index(kRowQuads));
+              Value loadGroup = kb.div(thread, kb.index(kRowQuads));
               Value group = kb.add(kb.div(firstColumn, kb.index(groupColumns)), loadGroup);
-              Value inside = arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, kb.index(rows)),
-                                                   kb.ult(group, kb.index(groups)));
-              Value words = kb.load(weight, {kb.min(row, kb.index(rows - 1)),
-                                             kb.min(group, kb.index(groups - 1))});
-              auto put = [&](int64_t column, Value value) {
-                Value k = kb.add(kb.mul(loadGroup, kb.index(groupColumns)), kb.index(column));
-                Value at = kb.add(kb.mul(k, kb.index(kBlockRows)), loadRow);
-                kb.store(kb.select(inside, value, kb.f32(0.0f)), weights, {at});
-              };
-              auto lanes = [&](Value vector, int64_t first, int64_t stride) {
-                for (int64_t i = 0; i < 4; ++i)
-                  put(first + stride * i, vector::ExtractOp::create(kb.b, kb.loc, vector, i));
-              };
-              if (q8) {
-                for (int64_t byte = 0; byte < 4; ++byte)
-                  lanes(kb.decodeCodes(words, byte), byte, 4);
-              } else {
-                auto [even, odd] = kb.decodeHalves(words);
-                lanes(even, 0, 2);
-                lanes(odd, 1, 2);
+              Value groupInside = kb.ult(group, kb.index(groups));
+              Value safeGroup = kb.min(group, kb.index(groups - 1));
+              // columnValues[c][j]: column c of the group, weight row j of the quad.
+              SmallVector<SmallVector<Value, kQuad>> columnValues(groupColumns);
+              for (int64_t j = 0; j < kQuad; ++j) {
+                Value row = kb.add(firstRow, kb.add(kb.mul(loadQuad, kb.index(kQuad)), kb.index(j)));
+                Value inside = arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, kb.index(rows)),
+                                                     groupInside);
+                Value words = kb.load(weight, {kb.min(row, kb.index(rows - 1)), safeGroup});
+                auto lanes = [&](Value vector, int64_t first, int64_t stride) {
+                  for (int64_t i = 0; i < 4; ++i) {
+                    Value v = vector::ExtractOp::create(kb.b, kb.loc, vector, i);
+                    columnValues[first + stride * i].push_back(kb.select(inside, v, kb.f32(0.0f)));
+                  }
+                };
+                if (q8) {
+                  for (int64_t byte = 0; byte < 4; ++byte)
+                    lanes(kb.decodeCodes(words, byte), byte, 4);
+                } else {
+                  auto [even, odd] = kb.decodeHalves(words);
+                  lanes(even, 0, 2);
+                  lanes(odd, 1, 2);
+                }
+              }
+              for (int64_t c = 0; c < groupColumns; ++c) {
+                Value k = kb.add(kb.mul(loadGroup, kb.index(groupColumns)), kb.index(c));
+                Value quad = vector::FromElementsOp::create(kb.b, kb.loc, vec4, columnValues[c]);
+                kb.store(quad, weights, {kb.add(kb.mul(k, kb.index(kRowQuads)), loadQuad)});
               }
             });
-            // The call rows' activations of this step (a warp reads one call
-            // row's 32 columns); past the call or the row: zeros.
-            for (int64_t e = 0; e < kStepColumns * kBlockCallRows; e += kWorkgroupSize) {
+            // The call rows' activations of this step: a warp copies 8
+            // columns of 16 call rows; past the call or the row: zeros.
+            for (int64_t e = 0; e < kStepColumns * kCallQuads; e += kWorkgroupSize) {
               Value element = kb.add(thread, kb.index(e));
-              Value m = kb.div(element, kb.index(kStepColumns));
-              Value k = kb.rem(element, kb.index(kStepColumns));
-              Value callRow = kb.add(firstCallRow, m);
+              Value k = kb.add(kb.rem(element, kb.index(kCopyColumns)),
+                               kb.mul(kb.div(element, kb.index(kCopyColumns * kCallQuads)),
+                                      kb.index(kCopyColumns)));
+              Value quad = kb.rem(kb.div(element, kb.index(kCopyColumns)), kb.index(kCallQuads));
               Value column = kb.add(firstColumn, k);
-              Value inside = arith::AndIOp::create(kb.b, kb.loc, kb.ult(callRow, count),
-                                                   kb.ult(column, kb.index(columns)));
-              Value x = kb.load(input, {kb.min(callRow, kb.sub(count, kb.index(1))),
-                                        kb.min(column, kb.index(columns - 1))});
-              kb.store(kb.select(inside, x, kb.f32(0.0f)), activations,
-                       {kb.add(kb.mul(k, kb.index(kBlockCallRows)), m)});
+              Value columnInside = kb.ult(column, kb.index(columns));
+              Value safeColumn = kb.min(column, kb.index(columns - 1));
+              SmallVector<Value, kQuad> values;
+              for (int64_t i = 0; i < kQuad; ++i) {
+                Value callRow = kb.add(firstCallRow, kb.add(kb.mul(quad, kb.index(kQuad)), kb.index(i)));
+                Value inside = arith::AndIOp::create(kb.b, kb.loc, kb.ult(callRow, count), columnInside);
+                Value x = kb.load(input, {kb.min(callRow, kb.sub(count, kb.index(1))), safeColumn});
+                values.push_back(kb.select(inside, x, kb.f32(0.0f)));
+              }
+              Value quadValue = vector::FromElementsOp::create(kb.b, kb.loc, vec4, values);
+              kb.store(quadValue, activations,
+                       {kb.add(kb.mul(k, kb.index(kActivationStride)), quad)});
             }
             kb.barrier();
+            // next[i]: call row i of the thread's quad, its four weight rows.
             SmallVector<Value> next(carried.begin(), carried.end());
             for (int64_t k = 0; k < kStepColumns; ++k) {
-              SmallVector<Value> a, w;
-              for (int64_t i = 0; i < kThreadCallRows; ++i)
-                a.push_back(kb.load(activations, {kb.add(kb.index(k * kBlockCallRows),
-                                                         kb.add(tileCallRow, kb.index(i)))}));
-              for (int64_t j = 0; j < kThreadRows; ++j)
-                w.push_back(kb.load(weights, {kb.add(kb.index(k * kBlockRows),
-                                                     kb.add(tileRow, kb.index(j)))}));
-              for (int64_t i = 0; i < kThreadCallRows; ++i)
-                for (int64_t j = 0; j < kThreadRows; ++j) {
-                  Value product = kb.fmul(a[i], w[j]);
-                  next[i * kThreadRows + j] = kb.fadd(next[i * kThreadRows + j], product);
-                }
+              Value a = kb.load(activations,
+                                {kb.add(kb.index(k * kActivationStride), callQuad)});
+              Value w = kb.load(weights, {kb.add(kb.index(k * kRowQuads), rowQuad)});
+              for (int64_t i = 0; i < kQuad; ++i) {
+                Value ai = vector::ExtractOp::create(kb.b, kb.loc, a, i);
+                Value splat = vector::BroadcastOp::create(kb.b, kb.loc, vec4, ai);
+                next[i] = math::FmaOp::create(kb.b, kb.loc, splat, w, next[i]);
+              }
             }
             // The next step overwrites what this one read.
             kb.barrier();
             return next;
           });
-      for (int64_t i = 0; i < kThreadCallRows; ++i)
-        for (int64_t j = 0; j < kThreadRows; ++j) {
-          Value callRow = kb.add(firstCallRow, kb.add(tileCallRow, kb.index(i)));
-          Value row = kb.add(firstRow, kb.add(tileRow, kb.index(j)));
+      for (int64_t i = 0; i < kQuad; ++i)
+        for (int64_t j = 0; j < kQuad; ++j) {
+          Value callRow = kb.add(firstCallRow, kb.add(kb.mul(callQuad, kb.index(kQuad)), kb.index(i)));
+          Value row = kb.add(firstRow, kb.add(kb.mul(rowQuad, kb.index(kQuad)), kb.index(j)));
           Value stored = arith::AndIOp::create(kb.b, kb.loc, kb.ult(callRow, count),
                                                kb.ult(row, kb.index(rows)));
           kb.ifThen(stored, [&] {
-            Value v = acc[i * kThreadRows + j];
+            Value v = vector::ExtractOp::create(kb.b, kb.loc, acc[i], j);
             if (rowScale)
               v = kb.fmul(v, kb.load(rowScale, {row}));
             if (fold)

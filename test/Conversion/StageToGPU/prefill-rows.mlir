@@ -11,7 +11,7 @@
 // returns; the row's token is params word 9 + row.
 // CHECK: func.func @prefill(
 // CHECK: gpu.launch_func  @kiln_kernels::@embed_1 blocks in (%c4, %{{.*}}) threads in (%c64, %{{.*}})  args(%{{.*}} : memref<256x9xvector<4xi32>>, %{{.*}} : memref<13xi32>, %{{.*}} : memref<4x72xf32>)
-// A plain mat-vec runs its call rows together: a grid of blocks of 64 weight rows x 32
+// A plain mat-vec runs its call rows together: a grid of blocks of 64 weight rows x 64
 // call rows (68 rows: 2 blocks).
 // CHECK: gpu.launch_func  @kiln_kernels::@layers_0_gdn_qkv_1 blocks in (%c2, %{{.*}}) threads in (%c256{{[_0-9]*}}, %{{.*}})  args(%{{.*}} : memref<68x5xvector<4xi32>>, %{{.*}} : memref<68xf32>, %{{.*}} : memref<4x72xf32>, %{{.*}} : memref<4x68xf32>, %{{.*}} : memref<13xi32>)
 // CHECK: gpu.launch_func  @kiln_kernels::@layers_0_gdn_conv_ring_1 blocks in (%c2{{[_0-9]*}}, %{{.*}}) {{.*}} args(%{{.*}} : memref<4x68xf32>, %{{.*}} : memref<68x4xf32>, %{{.*}} : memref<3x68xf32>, %{{.*}} : memref<4x68xf32>, %{{.*}} : memref<13xi32>)
@@ -27,14 +27,21 @@
 // CHECK: memref.load %[[P]][%[[WORD]]] : memref<13xi32>
 // CHECK: memref.store %{{.*}}, %[[OUT]][%[[ROW]], %{{.*}}] : memref<4x72xf32>
 
-// Together (embryo-tiny's GDN projections are q8_2f): the block's weights decoded and its call rows' activations copied into
-// workgroup memory a step of 32 columns at a time; the stored value is (call row,
-// weight row).
+// Together (embryo-tiny's GDN projections are q8_2f): the block's weights decoded and
+// its call rows' activations copied into workgroup memory a step of 32 columns at a
+// time, four weight rows (32 columns x 16 quads) and four call rows (32 columns x 17:
+// 16 quads and a pad) to a vec4; each thread multiplies a vec4 of weights by each of
+// its four call rows (fused multiply-adds) and stores (call row, weight row).
 // CHECK-LABEL: gpu.func @layers_0_gdn_qkv_1(
-// CHECK-SAME: %[[IN:[a-z0-9]+]]: memref<4x72xf32>, %[[Y:[a-z0-9]+]]: memref<4x68xf32>, %{{.*}}: memref<13xi32>) workgroup(%{{.*}} : memref<2048xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: %[[IN:[a-z0-9]+]]: memref<4x72xf32>, %[[Y:[a-z0-9]+]]: memref<4x68xf32>, %{{.*}}: memref<13xi32>) workgroup(%[[W:[a-z0-9]+]] : memref<512xvector<4xf32>, #gpu.address_space<workgroup>>, %[[A:[a-z0-9]+]] : memref<544xvector<4xf32>, #gpu.address_space<workgroup>>)
 // CHECK: arith.shrsi
-// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<2048xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.store %{{.*}}, %[[W]][%{{.*}}] : memref<512xvector<4xf32>, #gpu.address_space<workgroup>>
 // CHECK: memref.load %[[IN]][%{{.*}}, %{{.*}}] : memref<4x72xf32>
+// CHECK: memref.store %{{.*}}, %[[A]][%{{.*}}] : memref<544xvector<4xf32>, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[A]][%{{.*}}] : memref<544xvector<4xf32>, #gpu.address_space<workgroup>>
+// CHECK: memref.load %[[W]][%{{.*}}] : memref<512xvector<4xf32>, #gpu.address_space<workgroup>>
+// CHECK: math.fma %{{.*}} : vector<4xf32>
 // CHECK: gpu.barrier
 // CHECK: memref.store %{{.*}}, %[[Y]][%{{.*}}, %{{.*}}] : memref<4x68xf32>
 
