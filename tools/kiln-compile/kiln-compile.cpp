@@ -251,9 +251,15 @@ static cl::opt<int64_t> prefillMatMatMinBlocks(
 static cl::opt<bool> prefillGdnHeld(
     "prefill-gdn-held",
     cl::desc("tuning: a @prefill GDN step holds each head's state in registers across the "
-             "call's rows (default false until measured on a GPU: the decode kernel walks "
-             "the rows, the state through memory)"),
-    cl::init(false), cl::cat(kilnCategory));
+             "call's rows (default true; false: the decode kernel walks the rows, the state "
+             "through memory)"),
+    cl::init(true), cl::cat(kilnCategory));
+static cl::opt<int64_t> prefillGdnChunkRows(
+    "prefill-gdn-chunk-rows",
+    cl::desc("tuning: rows of a held GDN step's chunk, whose norms and gated outputs are "
+             "computed in parallel beside the serial part (default 0: as many as workgroup "
+             "memory holds)"),
+    cl::value_desc("N"), cl::init(0), cl::cat(kilnCategory));
 
 static cl::opt<int64_t> blockKeys(
     "block-keys",
@@ -479,6 +485,10 @@ int main(int argc, char **argv) {
                 std::to_string(prefillMatMatMinBlocks));
   pipeline.kernels.prefillMatMatMinBlocks = prefillMatMatMinBlocks;
   pipeline.kernels.prefillGdnHeld = prefillGdnHeld;
+  if (prefillGdnChunkRows < 0)
+    return fail("--prefill-gdn-chunk-rows must be at least 0, not " +
+                std::to_string(prefillGdnChunkRows));
+  pipeline.kernels.prefillGdnChunkRows = prefillGdnChunkRows;
   pipeline.blockKeys = blockKeys;
   pipeline.absorbColumnFields = absorbColumnFields;
   pipeline.kernels.mergeIdenticalKernels = mergeKernels;

@@ -413,7 +413,7 @@ gpu::GPUFuncOp buildKernelFunc(stage::DispatchOp dispatch, StringRef name,
     buildRows(*rows.mode, mapping.lookup(rows.params), shape.workgroups, kb, buildStages,
               [&](Value count) {
                 if (auto gdn = dyn_cast<stage::GdnStepOp>(body.front()))
-                  buildGdnRows(gdn, count, kb);
+                  buildGdnRows(gdn, count, rows.rows, kb);
                 else
                   buildRowsTogether(cast<stage::MatVecOp>(body.front()), count, rows.rows, kb);
               });
@@ -522,7 +522,7 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
     rows.mode = *mode;
     if (auto gdn = dyn_cast<stage::GdnStepOp>(body.front());
         gdn && *mode == RowMode::Together)
-      shapes.front() = {gdnRowsWidth(gdn, options), memrefSize(gdn.getState(), 0)};
+      shapes.front() = {gdnRowsWidth(gdn, rows.rows, options), memrefSize(gdn.getState(), 0)};
     else if (*mode == RowMode::Together)
       shapes.front() =
           shapeOfRowsTogether(cast<stage::MatVecOp>(body.front()), rows.rows, options);
@@ -758,6 +758,7 @@ struct ConvertStageToGPUPass
     options.matvecStageInput = matvecStageInput;
     options.prefillMatMatMinBlocks = prefillMatMatMinBlocks;
     options.prefillGdnHeld = prefillGdnHeld;
+    options.prefillGdnChunkRows = prefillGdnChunkRows;
     options.matvecSlerpAfterDots = matvecSlerpAfterDots;
     options.q8DecodeByExponent = q8DecodeByExponent;
     options.headRowsBySubgroup = headRowsBySubgroup;

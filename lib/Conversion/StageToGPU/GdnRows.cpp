@@ -2,11 +2,22 @@
 //
 // In @prefill (Rows.h) a GDN step applies the call's rows in order. Walking the
 // decode kernel once a row (Rows.h's "in order") loads and stores the head's
-// state every row. Here the workgroup of a head loads its state cells into
-// registers once, applies every row of the call to them (the decode kernel's
-// pieces, GdnStep.h), and stores them once. It needs the workgroup to hold a
-// head's state: at most 2·kMaxHeldPerThread state rows a thread, in one pass
-// over the value columns (gdnRowsWidth).
+// state every row and pays its eight workgroup barriers a row. Here the
+// workgroup of a head loads its state cells into registers once (GdnStep.h's
+// layout: column lanes x row slices) and stores them once, and each row's
+// serial part keeps only what the recurrence needs: the two column sums over
+// the slices (kv before the update, o after it), one barrier each, through
+// alternating workgroup buffers.
+//
+// Everything else leaves the serial part, a chunk of rows at a time (as many as
+// workgroup memory holds the chunk's raw outputs for):
+//   - before it, each row's |q|², |k|², decay and β (a thread a row), so q and
+//     k are read raw and their norms scale the sums: kv = invK·Σ S·k and
+//     o = invQ·Σ S'·q, the update adding k·(invK·δ);
+//   - after it, the gated norm: each row's mean square of o (a thread a row),
+//     then every (row, column) output in parallel.
+// It needs the workgroup to hold a head's state: at most 2·kMaxHeldPerThread
+// state rows a thread, in one pass over the value columns (gdnRowsWidth).
 //
 //===----------------------------------------------------------------------===//
 #include "GdnStep.h"
@@ -18,73 +29,153 @@ using namespace mlir;
 
 namespace kiln {
 
-int64_t gdnRowsWidth(stage::GdnStepOp op, const StageToGPUOptions &o) {
+namespace {
+
+bool holds(const GdnLayout &l, int64_t dv) {
+  return l.rowsPerThread <= 2 * kMaxHeldPerThread && l.lanes >= dv;
+}
+
+/// Rows of a chunk at workgroup width `width`: as many as workgroup memory
+/// holds beside the two sum buffers (each row: dv raw outputs and five
+/// scalars), at most `maxRows` (and the chunk option); 0 where not one fits.
+int64_t chunkRows(int64_t dv, int64_t width, int64_t maxRows, const StageToGPUOptions &o) {
+  // Vulkan guarantees 16 KiB of workgroup memory; a target names its own.
+  const int64_t budget = o.maxWorkgroupMemoryBytes > 0 ? o.maxWorkgroupMemoryBytes : 16384;
+  const int64_t free = budget / 4 - 2 * width;
+  int64_t rows = free <= 0 ? 0 : std::min(maxRows, free / (dv + 5));
+  return o.prefillGdnChunkRows > 0 ? std::min(rows, o.prefillGdnChunkRows) : rows;
+}
+
+} // namespace
+
+int64_t gdnRowsWidth(stage::GdnStepOp op, int64_t maxRows, const StageToGPUOptions &o) {
   if (!o.prefillGdnHeld)
     return 0;
   int64_t dk = memrefSize(op.getState(), 1), dv = memrefSize(op.getState(), 2);
   // The narrowest power of two from the reduction width up that holds the state.
-  for (int64_t width = o.reduceWorkgroupSize; width <= o.maxWorkgroupSize; width *= 2) {
-    GdnLayout layout = gdnLayout(dk, dv, width);
-    if (layout.rowsPerThread <= 2 * kMaxHeldPerThread && layout.lanes >= dv)
+  for (int64_t width = o.reduceWorkgroupSize; width <= o.maxWorkgroupSize; width *= 2)
+    if (holds(gdnLayout(dk, dv, width), dv) && chunkRows(dv, width, maxRows, o) > 0)
       return width;
-  }
   return 0;
 }
 
-void buildGdnRows(stage::GdnStepOp op, Value count, KernelBuilder &kb) {
+void buildGdnRows(stage::GdnStepOp op, Value count, int64_t maxRows, KernelBuilder &kb) {
   Value qkv = kb.buffer(op.getQkv()), state = kb.buffer(op.getState());
   Value out = kb.buffer(op.getOut()), z = kb.buffer(op.getZ());
+  Value norm = kb.buffer(op.getNorm());
   const GdnHead h = gdnHead(op, kb);
-  const int64_t dv = h.dv;
+  const int64_t dk = h.dk, dv = h.dv, width = h.width;
+  const int64_t lanes = h.layout.lanes, slices = h.layout.slices;
+  const int64_t chunk = chunkRows(dv, width, maxRows, kb.options());
   Value head = h.head;
   Value valid = kb.ult(h.lane, kb.index(dv));
   Value j = kb.min(h.lane, kb.index(dv - 1));
   Value aLog = kb.load(kb.buffer(op.getALog()), {head});
   Value dtBias = kb.load(kb.buffer(op.getDtBias()), {head});
-  Value normWeight = kb.load(kb.buffer(op.getNorm()), {j});
+  // The column sums alternate between two buffers: a row's second sum is
+  // written while no thread can still read its first (one barrier a sum).
+  Value kvSums = kb.workgroupBuffer(width), oSums = kb.workgroupBuffer(width);
+  Value invQ = kb.workgroupBuffer(chunk), invK = kb.workgroupBuffer(chunk);
+  Value decays = kb.workgroupBuffer(chunk), betas = kb.workgroupBuffer(chunk);
+  Value invO = kb.workgroupBuffer(chunk), rawO = kb.workgroupBuffer(chunk * dv);
+  auto sumOver = [&](Value sums, Value partial) {
+    kb.store(partial, sums, {h.tid});
+    kb.barrier();
+    Value total = kb.load(sums, {h.lane});
+    for (int64_t s = 1; s < slices; ++s)
+      total = kb.fadd(total, kb.load(sums, {kb.add(h.lane, kb.index(s * lanes))}));
+    return total;
+  };
   // The thread's state cells of column j, loaded once for the call.
   GdnHeldRows cells = loadHeldRows(h, state, j, kb);
   SmallVector<Value> held = kb.forLoop(
-      kb.index(0), count, kb.index(1), cells.cells,
-      [&](Value row, ValueRange carried) -> SmallVector<Value> {
-        // The row's activations (per-row buffers index it).
-        kb.setRow(row);
-        Value a = kb.fadd(kb.load(kb.buffer(op.getA()), {head}), dtBias);
-        Value bGate = kb.load(kb.buffer(op.getB()), {head});
-        Value v = kb.load(qkv, {kb.add(h.vBase, j)});
-        Value gate = kb.load(z, {kb.add(h.oBase, j)});
-        GdnNormalised n = normaliseQK(h, qkv, kb);
-        Value decay = kb.exp(kb.fmul(kb.fsub(kb.f32(0.0f), kb.exp(aLog)), kb.softplus(a)));
-        Value beta = kb.sigmoid(bGate);
-        SmallVector<Value> keys, kvTerms;
-        for (auto [r, cell] : llvm::enumerate(carried)) {
-          keys.push_back(kb.load(n.kHat, {cells.rows[r]}));
-          kvTerms.push_back(kb.fmul(cell, keys[r]));
-        }
-        Value kv = sumSlices(h, n.partials, kb.sum(kvTerms), kb);
-        Value delta = kb.fmul(beta, kb.fsub(v, kb.fmul(decay, kv)));
-        SmallVector<Value> updated, oTerms;
-        for (auto [r, cell] : llvm::enumerate(carried)) {
-          Value next = kb.fadd(kb.fmul(decay, cell), kb.fmul(keys[r], delta));
-          // A clamped row past the state stays 0, as loaded.
-          if (cells.inRange[r])
-            next = kb.select(cells.inRange[r], next, kb.f32(0.0f));
-          updated.push_back(next);
-          oTerms.push_back(kb.fmul(next, kb.load(n.qHat, {cells.rows[r]})));
-        }
-        Value o = sumSlices(h, n.partials, kb.sum(oTerms), kb);
-        Value owner = arith::AndIOp::create(kb.b, kb.loc, valid, kb.ult(h.slice, kb.index(1)));
-        Value total = kb.reduce(kb.select(owner, kb.fmul(o, o), kb.f32(0.0f)), ReduceKind::Add);
-        Value inv = kb.rsqrt(kb.fadd(kb.fdiv(total, kb.f32(float(dv))),
-                                     kb.f32(op.getEps().convertToFloat())));
-        kb.ifThen(owner, [&] {
-          Value at = kb.add(h.oBase, h.lane);
-          kb.store(gatedOutput(op, o, at, inv, normWeight, gate, kb), out, {at});
+      kb.index(0), count, kb.index(chunk), cells.cells,
+      [&](Value first, ValueRange chunkCells) -> SmallVector<Value> {
+        Value rows = kb.min(kb.sub(count, first), kb.index(chunk));
+        // Each row's norms and gates, a thread a row.
+        kb.forLoop(h.tid, rows, kb.index(width), [&](Value r) {
+          kb.setRow(kb.add(first, r));
+          SmallVector<Value> squares = kb.forLoop(
+              kb.index(0), kb.index(dk), kb.index(1), {kb.f32(0.0f), kb.f32(0.0f)},
+              [&](Value i, ValueRange acc) -> SmallVector<Value> {
+                Value q = kb.load(qkv, {kb.add(h.qBase, i)});
+                Value k = kb.load(qkv, {kb.add(h.kBase, i)});
+                Value qq = kb.fadd(acc[0], kb.fmul(q, q));
+                return {qq, kb.fadd(acc[1], kb.fmul(k, k))};
+              });
+          Value qNorm = kb.fmul(kb.sqrt(kb.fadd(squares[0], kb.f32(1e-6f))),
+                                kb.f32(std::sqrt(float(dk))));
+          kb.store(kb.fdiv(kb.f32(1.0f), qNorm), invQ, {r});
+          kb.store(kb.rsqrt(kb.fadd(squares[1], kb.f32(1e-6f))), invK, {r});
+          Value a = kb.fadd(kb.load(kb.buffer(op.getA()), {head}), dtBias);
+          Value rate = kb.fsub(kb.f32(0.0f), kb.exp(aLog));
+          kb.store(kb.exp(kb.fmul(rate, kb.softplus(a))), decays, {r});
+          kb.store(kb.sigmoid(kb.load(kb.buffer(op.getB()), {head})), betas, {r});
+          kb.setRow(Value());
         });
-        // The next row writes the normalised q and k this one read.
         kb.barrier();
-        kb.setRow(Value());
-        return updated;
+        // The serial part: the rows in order, the state in registers.
+        SmallVector<Value> next = kb.forLoop(
+            kb.index(0), rows, kb.index(1), chunkCells,
+            [&](Value r, ValueRange carried) -> SmallVector<Value> {
+              kb.setRow(kb.add(first, r));
+              Value v = kb.load(qkv, {kb.add(h.vBase, j)});
+              SmallVector<Value> keys, kvTerms;
+              for (auto [index, cell] : llvm::enumerate(carried)) {
+                keys.push_back(kb.load(qkv, {kb.add(h.kBase, cells.rows[index])}));
+                kvTerms.push_back(kb.fmul(cell, keys[index]));
+              }
+              Value rowInvK = kb.load(invK, {r});
+              Value decay = kb.load(decays, {r});
+              Value kv = kb.fmul(sumOver(kvSums, kb.sum(kvTerms)), rowInvK);
+              Value delta = kb.fmul(kb.load(betas, {r}), kb.fsub(v, kb.fmul(decay, kv)));
+              Value scaledDelta = kb.fmul(rowInvK, delta);
+              SmallVector<Value> updated, oTerms;
+              for (auto [index, cell] : llvm::enumerate(carried)) {
+                Value cellNext = kb.fadd(kb.fmul(decay, cell), kb.fmul(keys[index], scaledDelta));
+                // A clamped row past the state stays 0, as loaded.
+                if (cells.inRange[index])
+                  cellNext = kb.select(cells.inRange[index], cellNext, kb.f32(0.0f));
+                updated.push_back(cellNext);
+                Value q = kb.load(qkv, {kb.add(h.qBase, cells.rows[index])});
+                oTerms.push_back(kb.fmul(cellNext, q));
+              }
+              Value o = kb.fmul(sumOver(oSums, kb.sum(oTerms)), kb.load(invQ, {r}));
+              Value owner = arith::AndIOp::create(kb.b, kb.loc, valid,
+                                                  kb.ult(h.slice, kb.index(1)));
+              kb.ifThen(owner, [&] {
+                kb.store(o, rawO, {kb.add(kb.mul(r, kb.index(dv)), h.lane)});
+              });
+              kb.setRow(Value());
+              return updated;
+            });
+        kb.barrier();
+        // The gated norm: each row's mean square (a thread a row), then every
+        // output of the chunk.
+        kb.forLoop(h.tid, rows, kb.index(width), [&](Value r) {
+          Value base = kb.mul(r, kb.index(dv));
+          Value total = kb.forLoop(kb.index(0), kb.index(dv), kb.index(1), {kb.f32(0.0f)},
+                                   [&](Value c, ValueRange acc) -> SmallVector<Value> {
+                                     Value o = kb.load(rawO, {kb.add(base, c)});
+                                     return {kb.fadd(acc[0], kb.fmul(o, o))};
+                                   })[0];
+          Value meanSquare = kb.fdiv(total, kb.f32(float(dv)));
+          kb.store(kb.rsqrt(kb.fadd(meanSquare, kb.f32(op.getEps().convertToFloat()))), invO,
+                   {r});
+        });
+        kb.barrier();
+        kb.strided(kb.mul(rows, kb.index(dv)), [&](Value e) {
+          Value r = kb.div(e, kb.index(dv));
+          Value column = kb.rem(e, kb.index(dv));
+          kb.setRow(kb.add(first, r));
+          Value at = kb.add(h.oBase, column);
+          Value gate = kb.load(z, {at});
+          Value y = gatedOutput(op, kb.load(rawO, {e}), at, kb.load(invO, {r}),
+                                kb.load(norm, {column}), gate, kb);
+          kb.store(y, out, {at});
+          kb.setRow(Value());
+        });
+        return next;
       });
   for (auto [r, value] : llvm::enumerate(held)) {
     Value store = cells.inRange[r]

@@ -15,7 +15,7 @@ static std::optional<RowMode> rowModeOfStage(Operation *op, int64_t maxRows,
   if (auto matvec = dyn_cast<stage::MatVecOp>(op);
       matvec && runsRowsTogether(matvec, maxRows, o))
     return RowMode::Together;
-  if (auto gdn = dyn_cast<stage::GdnStepOp>(op); gdn && gdnRowsWidth(gdn, o) > 0)
+  if (auto gdn = dyn_cast<stage::GdnStepOp>(op); gdn && gdnRowsWidth(gdn, maxRows, o) > 0)
     return RowMode::Together;
   if (isa<stage::ConvRingOp, stage::GdnStepOp>(op))
     return RowMode::InOrder;

@@ -48,11 +48,12 @@ void buildRowsTogether(stage::MatVecOp op, mlir::Value count, int64_t maxRows,
                        KernelBuilder &kb);
 
 /// The workgroup width at which a GDN step holds a head's state in registers
-/// across the call's rows (GdnRows.cpp); 0 where none up to the target's widest
-/// does (its rows then run in order, the state through memory).
-int64_t gdnRowsWidth(stage::GdnStepOp op, const StageToGPUOptions &options);
-/// Its body for the call's `count` rows: a workgroup a head.
-void buildGdnRows(stage::GdnStepOp op, mlir::Value count, KernelBuilder &kb);
+/// across the call's rows of at most `maxRows` (GdnRows.cpp); 0 where none up
+/// to the target's widest does (its rows then run in order, the state through
+/// memory).
+int64_t gdnRowsWidth(stage::GdnStepOp op, int64_t maxRows, const StageToGPUOptions &options);
+/// Its body for the call's `count` rows of at most `maxRows`: a workgroup a head.
+void buildGdnRows(stage::GdnStepOp op, mlir::Value count, int64_t maxRows, KernelBuilder &kb);
 
 /// The kernel argument type of a buffer holding `stage::bufferRows` rows of
 /// its type: memref<rows x type's shape>.

@@ -110,9 +110,12 @@ struct StageToGPUOptions {
   /// apart. 0 until the product is measured on a GPU (64 is the intended value).
   int64_t prefillMatMatMinBlocks = 0;
   /// A multi-row program's GDN step holds a head's state in registers across
-  /// the call's rows (GdnRows.cpp) where a workgroup can; false (until
-  /// measured on a GPU): the decode kernel walks the rows in order.
-  bool prefillGdnHeld = false;
+  /// the call's rows (GdnRows.cpp) where a workgroup can; false: the decode
+  /// kernel walks the rows in order, the state through memory.
+  bool prefillGdnHeld = true;
+  /// Rows of a held GDN step's chunk (their norms and gated outputs computed
+  /// in parallel beside the serial part); 0: as many as workgroup memory holds.
+  int64_t prefillGdnChunkRows = 0;
   /// A mat-vec that takes Dory's slerp (split_k 1, workgroup items) dots
   /// each row with u = (1 − α)h and w = αo apart and sums the slerp's five
   /// products beside the dots, forming the row totals and the new h after
