@@ -19,11 +19,11 @@ for f in f16 q8_2f; do
       | grep -E "pp2048|rror" >> "$out/pp.txt"
   done
 done
-# Where a prefill call's time goes: each dispatch of @prefill (64 rows a call), 2,048 rows.
+# Where a prefill call's time goes: each dispatch of @prefill (256 rows a call), 2,048 rows.
 long=$(python3 -c "print(','.join(str((i * 37 + 5) % 32000) for i in range(2048)))")
 for f in ${PROFILE_FORMATS:-f16 q8_2f}; do
   "$b/kiln-synth" --config "$here/cfg/embryo-1b.json" --format "$f" --quiet -o /tmp/w.st > /dev/null
-  timeout 120 "$b/kiln-run" "$here/plans/$f.T64.kplan" --weights /tmp/w.st --prompt "$long" \
+  timeout 120 "$b/kiln-run" "$here/plans/$f.T256.kplan" --weights /tmp/w.st --prompt "$long" \
     --max-new 1 --profile-prefill --stats --quiet > "$out/profile.$f.txt" 2>&1
 done
 rm -f /tmp/w.st

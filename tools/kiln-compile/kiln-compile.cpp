@@ -243,11 +243,10 @@ static cl::opt<int64_t> prefillRows(
 
 static cl::opt<int64_t> prefillMatMatMinBlocks(
     "prefill-matmat-min-blocks",
-    cl::desc("tuning: a plain @prefill mat-vec of at least N blocks (64 weight rows x 32 call "
-             "rows) runs as a blocked matrix product, each weight decoded once for 32 call rows "
-             "(64 intended; default 0 until measured on a GPU: a workgroup per call row and "
-             "item; 1: every one)"),
-    cl::value_desc("N"), cl::init(0), cl::cat(kilnCategory));
+    cl::desc("tuning: a plain @prefill mat-vec of at least N blocks (64 weight rows x 64 call "
+             "rows) runs as a blocked matrix product, each weight decoded once for 64 call rows "
+             "(default 8; 1: every one; 0: none, a workgroup per call row and item)"),
+    cl::value_desc("N"), cl::init(8), cl::cat(kilnCategory));
 static cl::opt<bool> prefillGdnHeld(
     "prefill-gdn-held",
     cl::desc("tuning: a @prefill GDN step holds each head's state in registers across the "

@@ -7,8 +7,10 @@
 // workgroup memory (f16 halves or q8_2f codes as f32, four weight rows to a
 // vec4) and copy the call rows' activations beside them (four call rows to a
 // vec4); then each thread accumulates a 4 x 4 tile of outputs, two vec4 loads
-// from workgroup memory for 16 multiply-adds a column. The weights stream from
-// memory once a block of call rows, and every weight decoded is used 64 times.
+// from workgroup memory for 16 multiply-adds a column. The next step's loads
+// from memory are issued before this step's products and carried in registers,
+// so they are in flight meanwhile. The weights stream from memory once a block
+// of call rows, and every weight decoded is used 64 times.
 //
 // The layouts keep workgroup memory free of bank conflicts: a warp's weight
 // reads are 16 distinct vec4s (its call-row reads two, broadcast), and the
@@ -94,74 +96,115 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
     Value firstRow = kb.mul(kb.div(block, kb.index(callBlocks)), kb.index(kBlockRows));
     Value firstCallRow = kb.mul(kb.rem(block, kb.index(callBlocks)), kb.index(kBlockCallRows));
     kb.ifThen(kb.ult(firstCallRow, count), [&] {
+      auto vec4i = VectorType::get({kQuad}, kb.b.getI32Type());
+      Value isLoader = kb.ult(thread, kb.index(loaders));
+      Value loadQuad = kb.rem(thread, kb.index(kRowQuads));
+      Value loadGroup = kb.div(thread, kb.index(kRowQuads));
+      // A step's loads from memory, its values in registers: the loader's
+      // four weight rows' words of its group (zeros in other threads), then
+      // the thread's activations (zeros past the call or the row).
+      auto loadStep = [&](Value step) -> SmallVector<Value> {
+        Value firstColumn = kb.mul(step, kb.index(kStepColumns));
+        SmallVector<Value> raw = kb.ifThenElseValues(
+            isLoader,
+            [&] {
+              Value group = kb.add(kb.div(firstColumn, kb.index(groupColumns)), loadGroup);
+              Value safeGroup = kb.min(group, kb.index(groups - 1));
+              SmallVector<Value> words;
+              for (int64_t j = 0; j < kQuad; ++j) {
+                Value quadRow = kb.add(kb.mul(loadQuad, kb.index(kQuad)), kb.index(j));
+                Value row = kb.min(kb.add(firstRow, quadRow), kb.index(rows - 1));
+                words.push_back(kb.load(weight, {row, safeGroup}));
+              }
+              return words;
+            },
+            [&] {
+              Value zero = arith::ConstantOp::create(
+                  kb.b, kb.loc, DenseElementsAttr::get(vec4i, kb.b.getI32IntegerAttr(0)));
+              return SmallVector<Value>(kQuad, zero);
+            });
+        for (int64_t e = 0; e < kStepColumns * kCallQuads; e += kWorkgroupSize) {
+          Value element = kb.add(thread, kb.index(e));
+          Value k = kb.add(kb.rem(element, kb.index(kCopyColumns)),
+                           kb.mul(kb.div(element, kb.index(kCopyColumns * kCallQuads)),
+                                  kb.index(kCopyColumns)));
+          Value quad = kb.rem(kb.div(element, kb.index(kCopyColumns)), kb.index(kCallQuads));
+          Value column = kb.add(firstColumn, k);
+          Value columnInside = kb.ult(column, kb.index(columns));
+          Value safeColumn = kb.min(column, kb.index(columns - 1));
+          for (int64_t i = 0; i < kQuad; ++i) {
+            Value quadRow = kb.add(kb.mul(quad, kb.index(kQuad)), kb.index(i));
+            Value callRow = kb.add(firstCallRow, quadRow);
+            Value inside = arith::AndIOp::create(kb.b, kb.loc, kb.ult(callRow, count), columnInside);
+            Value x = kb.load(input, {kb.min(callRow, kb.sub(count, kb.index(1))), safeColumn});
+            raw.push_back(kb.select(inside, x, kb.f32(0.0f)));
+          }
+        }
+        return raw;
+      };
+      // A step's registers into workgroup memory: the weights decoded (rows
+      // past the matrix and groups past the row are zeros), four weight rows
+      // to a vec4; the activations four call rows to a vec4.
+      auto storeStep = [&](Value step, ValueRange raw) {
+        Value firstColumn = kb.mul(step, kb.index(kStepColumns));
+        kb.ifThen(isLoader, [&] {
+          Value group = kb.add(kb.div(firstColumn, kb.index(groupColumns)), loadGroup);
+          Value groupInside = kb.ult(group, kb.index(groups));
+          // columnValues[c][j]: column c of the group, weight row j of the quad.
+          SmallVector<SmallVector<Value, kQuad>> columnValues(groupColumns);
+          for (int64_t j = 0; j < kQuad; ++j) {
+            Value quadRow = kb.add(kb.mul(loadQuad, kb.index(kQuad)), kb.index(j));
+            Value row = kb.add(firstRow, quadRow);
+            Value inside = arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, kb.index(rows)),
+                                                 groupInside);
+            auto lanes = [&](Value vector, int64_t first, int64_t stride) {
+              for (int64_t i = 0; i < 4; ++i) {
+                Value v = vector::ExtractOp::create(kb.b, kb.loc, vector, i);
+                columnValues[first + stride * i].push_back(kb.select(inside, v, kb.f32(0.0f)));
+              }
+            };
+            if (q8) {
+              for (int64_t byte = 0; byte < 4; ++byte)
+                lanes(kb.decodeCodes(raw[j], byte), byte, 4);
+            } else {
+              auto [even, odd] = kb.decodeHalves(raw[j]);
+              lanes(even, 0, 2);
+              lanes(odd, 1, 2);
+            }
+          }
+          for (int64_t c = 0; c < groupColumns; ++c) {
+            Value k = kb.add(kb.mul(loadGroup, kb.index(groupColumns)), kb.index(c));
+            Value quad = vector::FromElementsOp::create(kb.b, kb.loc, vec4, columnValues[c]);
+            kb.store(quad, weights, {kb.add(kb.mul(k, kb.index(kRowQuads)), loadQuad)});
+          }
+        });
+        for (int64_t e = 0, t = 0; e < kStepColumns * kCallQuads; e += kWorkgroupSize, ++t) {
+          Value element = kb.add(thread, kb.index(e));
+          Value k = kb.add(kb.rem(element, kb.index(kCopyColumns)),
+                           kb.mul(kb.div(element, kb.index(kCopyColumns * kCallQuads)),
+                                  kb.index(kCopyColumns)));
+          Value quad = kb.rem(kb.div(element, kb.index(kCopyColumns)), kb.index(kCallQuads));
+          ValueRange values = raw.slice(kQuad + t * kQuad, kQuad);
+          Value quadValue = vector::FromElementsOp::create(kb.b, kb.loc, vec4, values);
+          kb.store(quadValue, activations, {kb.add(kb.mul(k, kb.index(kActivationStride)), quad)});
+        }
+      };
       Value zero4 = arith::ConstantOp::create(
           kb.b, kb.loc, DenseElementsAttr::get(vec4, kb.b.getF32FloatAttr(0.0f)));
+      const int64_t steps = ceilDiv(columns, kStepColumns);
+      // Carried: the thread's four accumulators, then the next step's loads,
+      // issued before this step's products so they are in flight meanwhile.
       SmallVector<Value> init(kQuad, zero4);
-      SmallVector<Value> acc = kb.forLoop(
-          kb.index(0), kb.index(ceilDiv(columns, kStepColumns)), kb.index(1), init,
+      llvm::append_range(init, loadStep(kb.index(0)));
+      SmallVector<Value> carriedOut = kb.forLoop(
+          kb.index(0), kb.index(steps), kb.index(1), init,
           [&](Value step, ValueRange carried) -> SmallVector<Value> {
-            Value firstColumn = kb.mul(step, kb.index(kStepColumns));
-            // The block's weights of this step, decoded; rows past the matrix
-            // and groups past the row are zeros.
-            kb.ifThen(kb.ult(thread, kb.index(loaders)), [&] {
-              Value loadQuad = kb.rem(thread, kb.index(kRowQuads));
-              Value loadGroup = kb.div(thread, kb.index(kRowQuads));
-              Value group = kb.add(kb.div(firstColumn, kb.index(groupColumns)), loadGroup);
-              Value groupInside = kb.ult(group, kb.index(groups));
-              Value safeGroup = kb.min(group, kb.index(groups - 1));
-              // columnValues[c][j]: column c of the group, weight row j of the quad.
-              SmallVector<SmallVector<Value, kQuad>> columnValues(groupColumns);
-              for (int64_t j = 0; j < kQuad; ++j) {
-                Value row = kb.add(firstRow, kb.add(kb.mul(loadQuad, kb.index(kQuad)), kb.index(j)));
-                Value inside = arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, kb.index(rows)),
-                                                     groupInside);
-                Value words = kb.load(weight, {kb.min(row, kb.index(rows - 1)), safeGroup});
-                auto lanes = [&](Value vector, int64_t first, int64_t stride) {
-                  for (int64_t i = 0; i < 4; ++i) {
-                    Value v = vector::ExtractOp::create(kb.b, kb.loc, vector, i);
-                    columnValues[first + stride * i].push_back(kb.select(inside, v, kb.f32(0.0f)));
-                  }
-                };
-                if (q8) {
-                  for (int64_t byte = 0; byte < 4; ++byte)
-                    lanes(kb.decodeCodes(words, byte), byte, 4);
-                } else {
-                  auto [even, odd] = kb.decodeHalves(words);
-                  lanes(even, 0, 2);
-                  lanes(odd, 1, 2);
-                }
-              }
-              for (int64_t c = 0; c < groupColumns; ++c) {
-                Value k = kb.add(kb.mul(loadGroup, kb.index(groupColumns)), kb.index(c));
-                Value quad = vector::FromElementsOp::create(kb.b, kb.loc, vec4, columnValues[c]);
-                kb.store(quad, weights, {kb.add(kb.mul(k, kb.index(kRowQuads)), loadQuad)});
-              }
-            });
-            // The call rows' activations of this step: a warp copies 8
-            // columns of 16 call rows; past the call or the row: zeros.
-            for (int64_t e = 0; e < kStepColumns * kCallQuads; e += kWorkgroupSize) {
-              Value element = kb.add(thread, kb.index(e));
-              Value k = kb.add(kb.rem(element, kb.index(kCopyColumns)),
-                               kb.mul(kb.div(element, kb.index(kCopyColumns * kCallQuads)),
-                                      kb.index(kCopyColumns)));
-              Value quad = kb.rem(kb.div(element, kb.index(kCopyColumns)), kb.index(kCallQuads));
-              Value column = kb.add(firstColumn, k);
-              Value columnInside = kb.ult(column, kb.index(columns));
-              Value safeColumn = kb.min(column, kb.index(columns - 1));
-              SmallVector<Value, kQuad> values;
-              for (int64_t i = 0; i < kQuad; ++i) {
-                Value callRow = kb.add(firstCallRow, kb.add(kb.mul(quad, kb.index(kQuad)), kb.index(i)));
-                Value inside = arith::AndIOp::create(kb.b, kb.loc, kb.ult(callRow, count), columnInside);
-                Value x = kb.load(input, {kb.min(callRow, kb.sub(count, kb.index(1))), safeColumn});
-                values.push_back(kb.select(inside, x, kb.f32(0.0f)));
-              }
-              Value quadValue = vector::FromElementsOp::create(kb.b, kb.loc, vec4, values);
-              kb.store(quadValue, activations,
-                       {kb.add(kb.mul(k, kb.index(kActivationStride)), quad)});
-            }
+            storeStep(step, carried.drop_front(kQuad));
             kb.barrier();
+            Value following = kb.min(kb.add(step, kb.index(1)), kb.index(steps - 1));
+            SmallVector<Value> prefetched = loadStep(following);
             // next[i]: call row i of the thread's quad, its four weight rows.
-            SmallVector<Value> next(carried.begin(), carried.end());
+            SmallVector<Value> next(carried.begin(), carried.begin() + kQuad);
             for (int64_t k = 0; k < kStepColumns; ++k) {
               Value a = kb.load(activations,
                                 {kb.add(kb.index(k * kActivationStride), callQuad)});
@@ -174,8 +217,10 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
             }
             // The next step overwrites what this one read.
             kb.barrier();
+            llvm::append_range(next, prefetched);
             return next;
           });
+      ArrayRef<Value> acc = ArrayRef<Value>(carriedOut).take_front(kQuad);
       for (int64_t i = 0; i < kQuad; ++i)
         for (int64_t j = 0; j < kQuad; ++j) {
           Value callRow = kb.add(firstCallRow, kb.add(kb.mul(callQuad, kb.index(kQuad)), kb.index(i)));

@@ -30,15 +30,18 @@
 // Together (embryo-tiny's GDN projections are q8_2f): the block's weights decoded and
 // its call rows' activations copied into workgroup memory a step of 32 columns at a
 // time, four weight rows (32 columns x 16 quads) and four call rows (32 columns x 17:
-// 16 quads and a pad) to a vec4; each thread multiplies a vec4 of weights by each of
+// 16 quads and a pad) to a vec4; the next step's loads are issued before this step's
+// products (carried in registers); each thread multiplies a vec4 of weights by each of
 // its four call rows (fused multiply-adds) and stores (call row, weight row).
 // CHECK-LABEL: gpu.func @layers_0_gdn_qkv_1(
 // CHECK-SAME: %[[IN:[a-z0-9]+]]: memref<4x72xf32>, %[[Y:[a-z0-9]+]]: memref<4x68xf32>, %{{.*}}: memref<13xi32>) workgroup(%[[W:[a-z0-9]+]] : memref<512xvector<4xf32>, #gpu.address_space<workgroup>>, %[[A:[a-z0-9]+]] : memref<544xvector<4xf32>, #gpu.address_space<workgroup>>)
+// CHECK: memref.load %[[IN]][%{{.*}}, %{{.*}}] : memref<4x72xf32>
+// CHECK: scf.for
 // CHECK: arith.shrsi
 // CHECK: memref.store %{{.*}}, %[[W]][%{{.*}}] : memref<512xvector<4xf32>, #gpu.address_space<workgroup>>
-// CHECK: memref.load %[[IN]][%{{.*}}, %{{.*}}] : memref<4x72xf32>
 // CHECK: memref.store %{{.*}}, %[[A]][%{{.*}}] : memref<544xvector<4xf32>, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
+// CHECK: memref.load %[[IN]][%{{.*}}, %{{.*}}] : memref<4x72xf32>
 // CHECK: memref.load %[[A]][%{{.*}}] : memref<544xvector<4xf32>, #gpu.address_space<workgroup>>
 // CHECK: memref.load %[[W]][%{{.*}}] : memref<512xvector<4xf32>, #gpu.address_space<workgroup>>
 // CHECK: math.fma %{{.*}} : vector<4xf32>
@@ -51,8 +54,8 @@
 // CHECK: memref.load %{{.*}}[%[[R]], %{{.*}}] : memref<4x68xf32>
 // CHECK: gpu.barrier
 
-// With the defaults (no matrix product, the GDN step's rows in order), embryo-tiny's
-// 68-row projection runs its call rows apart: a workgroup per (call row, item of 8 rows).
+// With the defaults (a matrix product needs 8 blocks), embryo-tiny's 68-row projection
+// (2 blocks) runs its call rows apart: a workgroup per (call row, item of 8 rows).
 // APART: func.func @prefill(
 // APART: gpu.launch_func  @kiln_kernels::@layers_0_gdn_qkv_1 blocks in (%c4{{[_0-9]*}}, %c9{{[_0-9]*}}, %{{.*}})
 

@@ -103,12 +103,13 @@ struct StageToGPUOptions {
   /// half the workgroup memory.
   bool matvecStageInput = false;
   /// A multi-row program's plain mat-vec (docs/pipeline.md, "Rows") of at
-  /// least this many blocks of 64 weight rows x 32 call rows runs its call rows
+  /// least this many blocks of 64 weight rows x 64 call rows runs its call rows
   /// together, a blocked matrix product (MatMat.cpp: each weight decoded once
-  /// for 32 call rows); a smaller one (few workgroups walking every column), or
-  /// any with 0, a workgroup per (call row, item), as any stage whose rows are
-  /// apart. 0 until the product is measured on a GPU (64 is the intended value).
-  int64_t prefillMatMatMinBlocks = 0;
+  /// for 64 call rows); a smaller one (few workgroups walking every column:
+  /// embryo-1b's 16-row GDN gates took 193 us a 256-row call as one block on an
+  /// H100), or any with 0, a workgroup per (call row, item), as any stage
+  /// whose rows are apart.
+  int64_t prefillMatMatMinBlocks = 8;
   /// A multi-row program's GDN step holds a head's state in registers across
   /// the call's rows (GdnRows.cpp) where a workgroup can; false: the decode
   /// kernel walks the rows in order, the state through memory.
