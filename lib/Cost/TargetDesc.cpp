@@ -53,7 +53,7 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
       "max_workgroup_size", "max_shared_memory_bytes", "compute_units", "reduce_workgroup_size",
       "attention_value_dims", "q8_matvec_efficiency", "workgroup_barrier_us", "cache_bandwidth_gbps", "subgroup_arithmetic",
       "matvec_items", "matvec_sums", "matvec_norm", "matvec_grid_limit",
-      "matvec_item_shape", "prefetch_cache_bytes", "q8_decode"};
+      "matvec_item_shape", "prefetch_cache_bytes", "q8_decode", "prefill_rows"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!known.count(it.key()))
       return io::Error("target: unknown field '" + it.key() + "'");
@@ -173,6 +173,15 @@ io::Expected<TargetDesc> parseTargetDesc(const std::string &jsonText) {
     else
       d.prefetchCacheBytes = static_cast<uint64_t>(v.get<int64_t>());
   }
+  if (s && j.contains("prefill_rows")) {
+    const json &v = j["prefill_rows"];
+    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() == 1 ||
+        v.get<int64_t>() > 1024)
+      s = io::Error("target: field 'prefill_rows' must be 0 (no @prefill) or an integer in "
+                    "[2, 1024]");
+    else
+      d.prefillRows = static_cast<uint32_t>(v.get<int64_t>());
+  }
   if (!s)
     return s.error();
   if (d.matvecEfficiency > 1.0)
@@ -236,6 +245,8 @@ std::string targetDescToJson(const TargetDesc &d) {
     j["matvec_grid_limit"] = d.matvecGridLimit;
   if (d.prefetchCacheBytes > 0)
     j["prefetch_cache_bytes"] = d.prefetchCacheBytes;
+  if (d.prefillRows > 0)
+    j["prefill_rows"] = d.prefillRows;
   // An item shape: one pair where both formats agree, else an object of the
   // formats that set one.
   auto shapeJson = [](const MatvecItemShape &v) { return json::array({v.rows, v.groups}); };

@@ -13,6 +13,7 @@
 #include "kiln/Cost/NativeTarget.h"
 #include "kiln/Cost/TargetDesc.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Stage/IR/StageOps.h"
 #include "kiln/IO/ModelConfig.h"
 #include "kiln/IO/WeightSpec.h"
@@ -237,8 +238,9 @@ static cl::opt<bool> splitAttention(
 static cl::opt<int64_t> prefillRows(
     "prefill-rows",
     cl::desc("also compile a @prefill program that feeds up to N prompt rows a call, each "
-             "weight read once a call instead of once a row (default 0: prompts run through "
-             "@decode a row at a time; Embryo only; docs/pipeline.md, \"Rows\")"),
+             "weight read once a call instead of once a row (Embryo only; 0: prompts run "
+             "through @decode a row at a time; default: the cost target's prefill_rows, 0 "
+             "where it has none; docs/pipeline.md, \"Rows\")"),
     cl::value_desc("N"), cl::init(0), cl::cat(kilnCategory));
 
 static cl::opt<int64_t> prefillMatMatMinBlocks(
@@ -587,6 +589,11 @@ int main(int argc, char **argv) {
     if (!desc)
       return fail(desc.error().message());
     ::kiln::applyTarget(*module, *desc, pipeline);
+    // An Embryo model gets the target's @prefill unless the flag says otherwise.
+    if (prefillRows.getNumOccurrences() == 0)
+      for (auto model : module->getOps<kiln::graph::ModelOp>())
+        if (model.getFamily() == kiln::graph::Family::embryo)
+          pipeline.prefillRows = desc->prefillRows;
     if (reduceWorkgroupSize != 0) {
       const int64_t size = reduceWorkgroupSize;
       if (size < 32 || (size & (size - 1)) != 0 ||

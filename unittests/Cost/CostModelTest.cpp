@@ -219,6 +219,21 @@ TEST(CostModel, QuantizedMatvecsHaveTheirOwnEfficiency) {
   ASSERT_FALSE(bool(negative));
   EXPECT_EQ(negative.error().message(),
             "target: field 'prefetch_cache_bytes' must be an integer in [0, 2^40]");
+  // @prefill's rows a call: optional (0: none), kept by a round trip, refused
+  // at 1 (one row a call is @decode) and past 1,024.
+  EXPECT_EQ(minimal().prefillRows, 0u);
+  auto rows = parseTargetDesc(std::string(kMinimal).insert(1, "\"prefill_rows\":256,"));
+  ASSERT_TRUE(bool(rows)) << rows.error().message();
+  auto rowsAgain = parseTargetDesc(targetDescToJson(*rows));
+  ASSERT_TRUE(bool(rowsAgain));
+  EXPECT_EQ(rowsAgain->prefillRows, 256u);
+  for (const char *bad : {"1", "1025", "-2", "\"many\""}) {
+    auto refused = parseTargetDesc(
+        std::string(kMinimal).insert(1, std::string("\"prefill_rows\":") + bad + ","));
+    ASSERT_FALSE(bool(refused)) << bad;
+    EXPECT_EQ(refused.error().message(), "target: field 'prefill_rows' must be 0 (no @prefill) "
+                                         "or an integer in [2, 1024]");
+  }
 }
 
 TEST(CostModel, CacheReReadsAddTime) {

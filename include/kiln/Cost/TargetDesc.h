@@ -110,6 +110,10 @@ struct TargetDesc {
   /// mat-vecs may hold at once (`kiln-prefetch-weights`, docs/fusion.md).
   /// Optional: 0, the default, prefetches nothing.
   uint64_t prefetchCacheBytes = 0;
+  /// Rows a call of the multi-row @prefill program an Embryo plan gets when
+  /// kiln-compile is not given --prefill-rows (`prefill_rows`, optional): 0,
+  /// the default, none (a prompt row a call); else in [2, 1024].
+  uint32_t prefillRows = 0;
   double effectiveCacheBandwidthGBps() const {
     return cacheBandwidthGBps > 0 ? cacheBandwidthGBps : 4.0 * readBandwidthGBps;
   }
