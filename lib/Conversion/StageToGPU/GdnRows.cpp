@@ -7,7 +7,8 @@
 // layout: column lanes x row slices) and stores them once, and each row's
 // serial part keeps only what the recurrence needs: the two column sums over
 // the slices (kv before the update, o after it), one barrier each, through
-// alternating workgroup buffers.
+// alternating workgroup buffers; the next row's q, k and v are loaded while
+// this row is summed.
 //
 // Everything else leaves the serial part, a chunk of rows at a time (as many as
 // workgroup memory holds the chunk's raw outputs for):
@@ -114,31 +115,48 @@ void buildGdnRows(stage::GdnStepOp op, Value count, int64_t maxRows, KernelBuild
           kb.setRow(Value());
         });
         kb.barrier();
-        // The serial part: the rows in order, the state in registers.
-        SmallVector<Value> next = kb.forLoop(
-            kb.index(0), rows, kb.index(1), chunkCells,
+        // The serial part: the rows in order, the state in registers. A row's
+        // q, k and v are loaded a row ahead (carried beside the cells), so
+        // their round trip overlaps the previous row's sums.
+        const int64_t held = static_cast<int64_t>(chunkCells.size());
+        auto loadRow = [&](Value r) {
+          kb.setRow(kb.add(first, r));
+          SmallVector<Value> raw = {kb.load(qkv, {kb.add(h.vBase, j)})};
+          for (int64_t index = 0; index < held; ++index)
+            raw.push_back(kb.load(qkv, {kb.add(h.kBase, cells.rows[index])}));
+          for (int64_t index = 0; index < held; ++index)
+            raw.push_back(kb.load(qkv, {kb.add(h.qBase, cells.rows[index])}));
+          kb.setRow(Value());
+          return raw;
+        };
+        SmallVector<Value> init(chunkCells.begin(), chunkCells.end());
+        llvm::append_range(init, loadRow(kb.index(0)));
+        SmallVector<Value> serial = kb.forLoop(
+            kb.index(0), rows, kb.index(1), init,
             [&](Value r, ValueRange carried) -> SmallVector<Value> {
-              kb.setRow(kb.add(first, r));
-              Value v = kb.load(qkv, {kb.add(h.vBase, j)});
-              SmallVector<Value> keys, kvTerms;
-              for (auto [index, cell] : llvm::enumerate(carried)) {
-                keys.push_back(kb.load(qkv, {kb.add(h.kBase, cells.rows[index])}));
-                kvTerms.push_back(kb.fmul(cell, keys[index]));
-              }
+              ValueRange state = carried.take_front(held);
+              Value v = carried[held];
+              ValueRange keys = carried.slice(held + 1, held);
+              ValueRange queries = carried.slice(2 * held + 1, held);
+              Value following = kb.min(kb.add(r, kb.index(1)), kb.sub(rows, kb.index(1)));
+              SmallVector<Value> ahead = loadRow(following);
+              SmallVector<Value> kvTerms;
+              for (int64_t index = 0; index < held; ++index)
+                kvTerms.push_back(kb.fmul(state[index], keys[index]));
               Value rowInvK = kb.load(invK, {r});
               Value decay = kb.load(decays, {r});
               Value kv = kb.fmul(sumOver(kvSums, kb.sum(kvTerms)), rowInvK);
               Value delta = kb.fmul(kb.load(betas, {r}), kb.fsub(v, kb.fmul(decay, kv)));
               Value scaledDelta = kb.fmul(rowInvK, delta);
               SmallVector<Value> updated, oTerms;
-              for (auto [index, cell] : llvm::enumerate(carried)) {
-                Value cellNext = kb.fadd(kb.fmul(decay, cell), kb.fmul(keys[index], scaledDelta));
+              for (int64_t index = 0; index < held; ++index) {
+                Value cellNext =
+                    kb.fadd(kb.fmul(decay, state[index]), kb.fmul(keys[index], scaledDelta));
                 // A clamped row past the state stays 0, as loaded.
                 if (cells.inRange[index])
                   cellNext = kb.select(cells.inRange[index], cellNext, kb.f32(0.0f));
                 updated.push_back(cellNext);
-                Value q = kb.load(qkv, {kb.add(h.qBase, cells.rows[index])});
-                oTerms.push_back(kb.fmul(cellNext, q));
+                oTerms.push_back(kb.fmul(cellNext, queries[index]));
               }
               Value o = kb.fmul(sumOver(oSums, kb.sum(oTerms)), kb.load(invQ, {r}));
               Value owner = arith::AndIOp::create(kb.b, kb.loc, valid,
@@ -146,9 +164,10 @@ void buildGdnRows(stage::GdnStepOp op, Value count, int64_t maxRows, KernelBuild
               kb.ifThen(owner, [&] {
                 kb.store(o, rawO, {kb.add(kb.mul(r, kb.index(dv)), h.lane)});
               });
-              kb.setRow(Value());
+              llvm::append_range(updated, ahead);
               return updated;
             });
+        SmallVector<Value> next(serial.begin(), serial.begin() + held);
         kb.barrier();
         // The gated norm: each row's mean square (a thread a row), then every
         // output of the chunk.
