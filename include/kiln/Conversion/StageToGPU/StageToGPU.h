@@ -143,7 +143,7 @@ struct StageToGPUOptions {
   /// Per weight format: on an H100, q8_2f's head_rows took 40 us instead of
   /// 80 and its normed, column-scaled mat-vecs 13-18% less (ninth session);
   /// once read-only buffers were NonWritable, f16 gained too (embryo-1b +1.3%
-  /// in two sittings, dory-1b unchanged: docs/performance.md, tenth session).
+  /// in two sittings, dory-1b unchanged: docs/performance-history-2.md, tenth session).
   FormatSwitch vectorActivations{/*f16=*/true, /*q8=*/true};
   /// Bytes of workgroup memory a kernel may declare (the target's
   /// max_shared_memory_bytes); 0: unchecked. A kernel over it that takes sums
