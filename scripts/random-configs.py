@@ -42,9 +42,10 @@ SWITCHES = [[], ["--reduce-workgroup-size", "32"], ["--reduce-workgroup-size", "
             ["--split-attention", "--block-keys", "3", "--attention-workgroup-size", "32"]]
 # Embryo only: a multi-row @prefill feeds the 11-token prompt a few rows a call.
 EMBRYO_SWITCHES = [["--prefill-rows", "5"], ["--prefill-rows", "40"],
-                   ["--prefill-rows", "2", "--prefill-matmat-min-blocks", "0"],
+                   ["--prefill-rows", "2", "--prefill-matmat-min-blocks", "0",
+                    "--prefill-gdn-held=false"],
                    ["--prefill-rows", "5", "--prefill-matmat-min-blocks", "1",
-                    "--prefill-gdn-held"]]
+                    "--prefill-gdn-chunk-rows", "2"]]
 
 
 def dory(rng, config):
