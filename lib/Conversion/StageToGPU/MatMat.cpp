@@ -46,6 +46,9 @@ constexpr int64_t kCopyColumns = 8;
 static_assert(kStepColumns % kCopyColumns == 0 &&
                   kStepColumns * kCallQuads % kWorkgroupSize == 0,
               "the activation copy covers the step");
+/// Workgroup memory of a step: its weights and its activations, vec4s.
+constexpr int64_t kWorkgroupBytes = (kStepColumns * kRowQuads + kStepColumns * kActivationStride) *
+                                    kQuad * int64_t(sizeof(float));
 } // namespace
 
 bool runsRowsTogether(stage::MatVecOp op, int64_t maxRows, const StageToGPUOptions &o) {
@@ -53,7 +56,9 @@ bool runsRowsTogether(stage::MatVecOp op, int64_t maxRows, const StageToGPUOptio
   // bound: embryo-1b's 16-row GDN gates as 1 block a 64 call rows); a
   // workgroup per call row and item spreads them.
   int64_t blocks = ceilDiv(op.getRows(), kBlockRows) * ceilDiv(maxRows, kBlockCallRows);
-  return o.prefillMatMatMinBlocks > 0 && o.reduceWorkgroupSize >= kWorkgroupSize &&
+  // A target with less workgroup memory than a step takes runs the rows apart.
+  bool fits = o.maxWorkgroupMemoryBytes == 0 || o.maxWorkgroupMemoryBytes >= kWorkgroupBytes;
+  return o.prefillMatMatMinBlocks > 0 && o.reduceWorkgroupSize >= kWorkgroupSize && fits &&
          blocks >= o.prefillMatMatMinBlocks &&
          !op.getExpert() && !op.getNorm() && !op.getUp() && !op.getSlerpUpdate() &&
          !op.getColScale() && !op.getHiddenOut() && op.getSplitK() == 1 &&
