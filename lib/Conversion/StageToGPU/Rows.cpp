@@ -1,5 +1,6 @@
 //===- Rows.cpp - Kernels of a multi-row program (@prefill) ---------------===//
 #include "Rows.h"
+#include "VectorViews.h"
 
 #include "kiln/Dialect/Stage/IR/StageModule.h"
 
@@ -66,14 +67,7 @@ Value hostRowsView(Value buffer, llvm::DenseMap<Value, Value> &made) {
                                       attr.getSlot(), attr.getByteOffset(), attr.getByteSize(),
                                       attr.getTensors(), /*rows=*/1);
   NamedAttribute named(StringAttr::get(func.getContext(), stage::kBufferAttrName), whole);
-  unsigned index = func.getNumArguments();
-  if (failed(func.insertArgument(index, rowsType(buffer),
-                                 DictionaryAttr::get(func.getContext(), {named}),
-                                 arg.getLoc())))
-    return Value();
-  Value view = func.getArgument(index);
-  made[buffer] = view;
-  return view;
+  return hostView(buffer, rowsType(buffer), DictionaryAttr::get(func.getContext(), {named}), made);
 }
 
 Value paramsArgument(Operation *op) {

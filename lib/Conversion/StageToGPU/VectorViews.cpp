@@ -63,18 +63,23 @@ MemRefType vectorViewType(Value buffer) {
                          type.getMemorySpace());
 }
 
-Value hostVectorView(Value buffer, llvm::DenseMap<Value, Value> &made) {
+Value hostView(Value buffer, Type type, DictionaryAttr attrs, llvm::DenseMap<Value, Value> &made) {
   if (Value view = made.lookup(buffer))
     return view;
   auto arg = cast<BlockArgument>(buffer);
   auto func = cast<func::FuncOp>(arg.getOwner()->getParentOp());
   unsigned index = func.getNumArguments();
-  if (failed(func.insertArgument(index, vectorViewType(buffer),
-                                 func.getArgAttrDict(arg.getArgNumber()), arg.getLoc())))
+  if (failed(func.insertArgument(index, type, attrs, arg.getLoc())))
     return Value();
   Value view = func.getArgument(index);
   made[buffer] = view;
   return view;
+}
+
+Value hostVectorView(Value buffer, llvm::DenseMap<Value, Value> &made) {
+  auto arg = cast<BlockArgument>(buffer);
+  auto func = cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  return hostView(buffer, vectorViewType(buffer), func.getArgAttrDict(arg.getArgNumber()), made);
 }
 
 bool writesArgument(gpu::GPUFuncOp func, Value arg) {

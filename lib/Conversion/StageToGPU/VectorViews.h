@@ -37,6 +37,12 @@ llvm::SmallVector<mlir::Value> vectorViewCandidates(mlir::Block &body,
 /// memref<N/4 x vector<4xf32>> in `buffer`'s memory space.
 mlir::MemRefType vectorViewType(mlir::Value buffer);
 
+/// A second host argument over `buffer`'s bytes, typed `type`, with argument
+/// attributes `attrs` (its placement), added once per buffer (`made`
+/// remembers it; the vector views and the row views each keep their own).
+mlir::Value hostView(mlir::Value buffer, mlir::Type type, mlir::DictionaryAttr attrs,
+                     llvm::DenseMap<mlir::Value, mlir::Value> &made);
+
 /// The host function's view of its argument `buffer`: an argument of its
 /// own, added once (`made` remembers it), with the same attributes.
 mlir::Value hostVectorView(mlir::Value buffer, llvm::DenseMap<mlir::Value, mlir::Value> &made);
