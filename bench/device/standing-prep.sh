@@ -5,7 +5,8 @@
 #   bash DIR/standing-run.sh OUT
 # which writes OUT/standing.txt (kiln-bench tg64 from the start and at 256, 1,024, 4,096,
 # 16,384 and 30,000 by --seek), OUT/wall.txt (kiln-run --stats, 256 tokens from 256),
-# OUT/parity.txt and OUT/gpu.txt.
+# OUT/profile.MODEL.POSITION.txt (kiln-run --profile of the f16 plans at 256 and 30,000:
+# issue 16's per-kernel figures), OUT/parity.txt and OUT/gpu.txt.
 #
 #   bench/device/standing-prep.sh BUILD DIR [EXTRA kiln-compile FLAGS...]
 set -euo pipefail

@@ -14,6 +14,14 @@ for c in embryo-1b-32k dory-1b-32k; do for f in f16 q8_2f; do
     --start-position 256 --prompt 1 --max-new 256 --stats --quiet 2>&1 \
     | grep -E 'wall ms/token|decode ms/token|dispatches/token|submits/token' | tr '\n' ' ')" >> "$out/wall.txt"
 done; done
+# Issue 16's per-kernel figures: each dispatch of the f16 plans at 256 and at 30,000.
+for c in embryo-1b-32k dory-1b-32k; do
+  "$b/kiln-synth" --config "$here/cfg/$c.json" --format f16 --quiet -o /tmp/w.st > /dev/null
+  for p in 256 30000; do
+    timeout 60 "$b/kiln-run" "$here/plans/$c.f16.kplan" --weights /tmp/w.st --start-position $p \
+      --prompt 1 --max-new 32 --profile --stats --quiet > "$out/profile.$c.$p.txt" 2>&1
+  done
+done
 rm -f /tmp/w.st
 # shellcheck source=tiny-set.sh
 source "$here/tiny-set.sh"; tiny_set_parity "$here" > "$out/parity.txt" 2>&1; echo done >> "$out/parity.txt"
