@@ -161,7 +161,7 @@ def test_multi_row_prefill_equals_row_by_row(tmp_path):
     rows = kiln.compile(config, str(tmp_path / "rows.kplan"),
                         args=("--prefill-rows", "6", "--prefill-matmat-min-blocks", "1",
                               "--prefill-gdn-held"))
-    plain = kiln.compile(config, str(tmp_path / "plain.kplan"))
+    plain = kiln.compile(config, str(tmp_path / "plain.kplan"), args=("--prefill-rows", "0"))
     assert kiln.Plan.load(rows).prefill_max_rows == 6
     assert kiln.Plan.load(plain).prefill_max_rows == 0
     prompt = [(7 * i + 3) % 256 for i in range(23)]

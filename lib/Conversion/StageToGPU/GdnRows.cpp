@@ -32,6 +32,8 @@ namespace kiln {
 
 namespace {
 
+constexpr int64_t kMaxChunkBytes = 32768;
+
 bool holds(const GdnLayout &l, int64_t dv) {
   return l.rowsPerThread <= 2 * kMaxHeldPerThread && l.lanes >= dv;
 }
@@ -40,8 +42,14 @@ bool holds(const GdnLayout &l, int64_t dv) {
 /// holds beside the two sum buffers (each row: dv raw outputs and five
 /// scalars), at most `maxRows` (and the chunk option); 0 where not one fits.
 int64_t chunkRows(int64_t dv, int64_t width, int64_t maxRows, const StageToGPUOptions &o) {
-  // Vulkan guarantees 16 KiB of workgroup memory; a target names its own.
-  const int64_t budget = o.maxWorkgroupMemoryBytes > 0 ? o.maxWorkgroupMemoryBytes : 16384;
+  // Vulkan guarantees 16 KiB of workgroup memory; a target names its own, of
+  // which a chunk takes at most 32 KiB, so that a plan for a roomier target
+  // still runs where its other kernels do (lavapipe and most GPUs offer 32
+  // KiB). A chunk's parallel phases cost a few us each, so a smaller chunk
+  // costs little (embryo-1b at 512 threads: 53 rows a chunk instead of 84).
+  const int64_t budget = o.maxWorkgroupMemoryBytes > 0
+                             ? std::min<int64_t>(o.maxWorkgroupMemoryBytes, kMaxChunkBytes)
+                             : 16384;
   const int64_t free = budget / 4 - 2 * width;
   int64_t rows = free <= 0 ? 0 : std::min(maxRows, free / (dv + 5));
   return o.prefillGdnChunkRows > 0 ? std::min(rows, o.prefillGdnChunkRows) : rows;
