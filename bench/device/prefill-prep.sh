@@ -27,13 +27,13 @@ compile() { "$b/bin/kiln-compile" --quiet "$dir/cfg/embryo-1b.json" --cost-targe
 for p in ${OLD_PLANS:+$OLD_PLANS/*.kplan}; do cp "$p" "$dir/plans/f16.old.$(basename "$p")"; done
 together=(--prefill-matmat-min-blocks 8)
 for f in f16 q8_2f; do
-  compile --weight-format $f -o "$dir/plans/$f.D.kplan"
+  compile --weight-format $f --prefill-rows 0 -o "$dir/plans/$f.D.kplan"
   compile --weight-format $f --prefill-rows 256 "${together[@]}" -o "$dir/plans/$f.T256.kplan"
 done
 for r in 64 128 512; do
   compile --weight-format f16 --prefill-rows $r "${together[@]}" -o "$dir/plans/f16.T$r.kplan"
 done
-compile --weight-format f16 --prefill-rows 256 -o "$dir/plans/f16.A256.kplan"
+compile --weight-format f16 --prefill-rows 256 --prefill-matmat-min-blocks 0 -o "$dir/plans/f16.A256.kplan"
 compile --weight-format f16 --prefill-rows 256 "${together[@]}" --prefill-gdn-held=false \
   -o "$dir/plans/f16.M256.kplan"
 # shellcheck source=tiny-set.sh
