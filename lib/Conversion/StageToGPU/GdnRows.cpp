@@ -74,7 +74,6 @@ void buildGdnRows(stage::GdnStepOp op, Value count, int64_t maxRows, KernelBuild
   Value norm = kb.buffer(op.getNorm());
   const GdnHead h = gdnHead(op, kb);
   const int64_t dk = h.dk, dv = h.dv, width = h.width;
-  const int64_t lanes = h.layout.lanes, slices = h.layout.slices;
   const int64_t chunk = chunkRows(dv, width, maxRows, kb.options());
   Value head = h.head;
   Value valid = kb.ult(h.lane, kb.index(dv));
@@ -82,19 +81,12 @@ void buildGdnRows(stage::GdnStepOp op, Value count, int64_t maxRows, KernelBuild
   Value aLog = kb.load(kb.buffer(op.getALog()), {head});
   Value dtBias = kb.load(kb.buffer(op.getDtBias()), {head});
   // The column sums alternate between two buffers: a row's second sum is
-  // written while no thread can still read its first (one barrier a sum).
+  // written while no thread can still read its first (one barrier a sum:
+  // sumSlicesOnce).
   Value kvSums = kb.workgroupBuffer(width), oSums = kb.workgroupBuffer(width);
   Value invQ = kb.workgroupBuffer(chunk), invK = kb.workgroupBuffer(chunk);
   Value decays = kb.workgroupBuffer(chunk), betas = kb.workgroupBuffer(chunk);
   Value invO = kb.workgroupBuffer(chunk), rawO = kb.workgroupBuffer(chunk * dv);
-  auto sumOver = [&](Value sums, Value partial) {
-    kb.store(partial, sums, {h.tid});
-    kb.barrier();
-    Value total = kb.load(sums, {h.lane});
-    for (int64_t s = 1; s < slices; ++s)
-      total = kb.fadd(total, kb.load(sums, {kb.add(h.lane, kb.index(s * lanes))}));
-    return total;
-  };
   // The thread's state cells of column j, loaded once for the call.
   GdnHeldRows cells = loadHeldRows(h, state, j, kb);
   SmallVector<Value> held = kb.forLoop(
@@ -112,14 +104,14 @@ void buildGdnRows(stage::GdnStepOp op, Value count, int64_t maxRows, KernelBuild
                 Value qq = kb.fadd(acc[0], kb.fmul(q, q));
                 return {qq, kb.fadd(acc[1], kb.fmul(k, k))};
               });
-          Value qNorm = kb.fmul(kb.sqrt(kb.fadd(squares[0], kb.f32(1e-6f))),
-                                kb.f32(std::sqrt(float(dk))));
-          kb.store(kb.fdiv(kb.f32(1.0f), qNorm), invQ, {r});
-          kb.store(kb.rsqrt(kb.fadd(squares[1], kb.f32(1e-6f))), invK, {r});
+          auto [rowInvQ, rowInvK] = inverseQKNorms(squares[0], squares[1], dk, kb);
+          kb.store(rowInvQ, invQ, {r});
+          kb.store(rowInvK, invK, {r});
           Value a = kb.fadd(kb.load(kb.buffer(op.getA()), {head}), dtBias);
-          Value rate = kb.fsub(kb.f32(0.0f), kb.exp(aLog));
-          kb.store(kb.exp(kb.fmul(rate, kb.softplus(a))), decays, {r});
-          kb.store(kb.sigmoid(kb.load(kb.buffer(op.getB()), {head})), betas, {r});
+          Value bGate = kb.load(kb.buffer(op.getB()), {head});
+          auto [decay, beta] = decayAndBeta(aLog, a, bGate, kb);
+          kb.store(decay, decays, {r});
+          kb.store(beta, betas, {r});
           kb.setRow(Value());
         });
         kb.barrier();
@@ -153,7 +145,7 @@ void buildGdnRows(stage::GdnStepOp op, Value count, int64_t maxRows, KernelBuild
                 kvTerms.push_back(kb.fmul(state[index], keys[index]));
               Value rowInvK = kb.load(invK, {r});
               Value decay = kb.load(decays, {r});
-              Value kv = kb.fmul(sumOver(kvSums, kb.sum(kvTerms)), rowInvK);
+              Value kv = kb.fmul(sumSlicesOnce(h, kvSums, kb.sum(kvTerms), kb), rowInvK);
               Value delta = kb.fmul(kb.load(betas, {r}), kb.fsub(v, kb.fmul(decay, kv)));
               Value scaledDelta = kb.fmul(rowInvK, delta);
               SmallVector<Value> updated, oTerms;
@@ -166,7 +158,7 @@ void buildGdnRows(stage::GdnStepOp op, Value count, int64_t maxRows, KernelBuild
                 updated.push_back(cellNext);
                 oTerms.push_back(kb.fmul(cellNext, queries[index]));
               }
-              Value o = kb.fmul(sumOver(oSums, kb.sum(oTerms)), kb.load(invQ, {r}));
+              Value o = kb.fmul(sumSlicesOnce(h, oSums, kb.sum(oTerms), kb), kb.load(invQ, {r}));
               Value owner = arith::AndIOp::create(kb.b, kb.loc, valid,
                                                   kb.ult(h.slice, kb.index(1)));
               kb.ifThen(owner, [&] {
@@ -186,9 +178,7 @@ void buildGdnRows(stage::GdnStepOp op, Value count, int64_t maxRows, KernelBuild
                                      Value o = kb.load(rawO, {kb.add(base, c)});
                                      return {kb.fadd(acc[0], kb.fmul(o, o))};
                                    })[0];
-          Value meanSquare = kb.fdiv(total, kb.f32(float(dv)));
-          kb.store(kb.rsqrt(kb.fadd(meanSquare, kb.f32(op.getEps().convertToFloat()))), invO,
-                   {r});
+          kb.store(gatedNormInverse(op, total, dv, kb), invO, {r});
         });
         kb.barrier();
         kb.strided(kb.mul(rows, kb.index(dv)), [&](Value e) {

@@ -72,11 +72,7 @@ GdnNormalised normaliseQK(const GdnHead &h, Value qkv, KernelBuilder &kb) {
         return {kb.fadd(acc[0], kb.fmul(q, q)), kb.fadd(acc[1], kb.fmul(k, k))};
       });
   SmallVector<Value> norms = kb.reduceMany(squares);
-  Value qq = norms[0], kk = norms[1];
-  Value invQ = kb.fdiv(kb.f32(1.0f),
-                       kb.fmul(kb.sqrt(kb.fadd(qq, kb.f32(1e-6f))),
-                               kb.f32(std::sqrt(float(dk)))));
-  Value invK = kb.rsqrt(kb.fadd(kk, kb.f32(1e-6f)));
+  auto [invQ, invK] = inverseQKNorms(norms[0], norms[1], dk, kb);
   GdnNormalised n;
   n.qHat = kb.workgroupBuffer(dk);
   n.kHat = kb.workgroupBuffer(dk);
@@ -89,15 +85,39 @@ GdnNormalised normaliseQK(const GdnHead &h, Value qkv, KernelBuilder &kb) {
   return n;
 }
 
-Value sumSlices(const GdnHead &h, Value partials, Value partial, KernelBuilder &kb) {
+std::pair<Value, Value> inverseQKNorms(Value qq, Value kk, int64_t dk, KernelBuilder &kb) {
+  Value invQ = kb.fdiv(kb.f32(1.0f),
+                       kb.fmul(kb.sqrt(kb.fadd(qq, kb.f32(1e-6f))),
+                               kb.f32(std::sqrt(float(dk)))));
+  Value invK = kb.rsqrt(kb.fadd(kk, kb.f32(1e-6f)));
+  return {invQ, invK};
+}
+
+std::pair<Value, Value> decayAndBeta(Value aLog, Value a, Value bGate, KernelBuilder &kb) {
+  Value decay = kb.exp(kb.fmul(kb.fsub(kb.f32(0.0f), kb.exp(aLog)),
+                               kb.softplus(a)));
+  return {decay, kb.sigmoid(bGate)};
+}
+
+Value sumSlicesOnce(const GdnHead &h, Value partials, Value partial, KernelBuilder &kb) {
   const int64_t lanes = h.layout.lanes;
   kb.store(partial, partials, {h.tid});
   kb.barrier();
   Value total = kb.load(partials, {h.lane});
   for (int64_t s = 1; s < h.layout.slices; ++s)
     total = kb.fadd(total, kb.load(partials, {kb.add(h.lane, kb.index(s * lanes))}));
+  return total;
+}
+
+Value sumSlices(const GdnHead &h, Value partials, Value partial, KernelBuilder &kb) {
+  Value total = sumSlicesOnce(h, partials, partial, kb);
   kb.barrier();
   return total;
+}
+
+Value gatedNormInverse(stage::GdnStepOp op, Value squares, int64_t dv, KernelBuilder &kb) {
+  return kb.rsqrt(kb.fadd(kb.fdiv(squares, kb.f32(float(dv))),
+                          kb.f32(op.getEps().convertToFloat())));
 }
 
 Value gatedOutput(stage::GdnStepOp op, Value value, Value at, Value inv, Value normWeight,
@@ -147,9 +167,7 @@ void buildKernel(stage::GdnStepOp op, KernelBuilder &kb) {
   GdnNormalised normalised = normaliseQK(h, qkv, kb);
   Value qHat = normalised.qHat, kHat = normalised.kHat;
 
-  Value decay = kb.exp(kb.fmul(kb.fsub(kb.f32(0.0f), kb.exp(aLog)),
-                               kb.softplus(a)));
-  Value beta = kb.sigmoid(bGate);
+  auto [decay, beta] = decayAndBeta(aLog, a, bGate, kb);
   auto sumSlicesOf = [&](Value partial) {
     return sumSlices(h, normalised.partials, partial, kb);
   };
@@ -220,8 +238,7 @@ void buildKernel(stage::GdnStepOp op, KernelBuilder &kb) {
                           })[0];
   }
   Value total = kb.reduce(oSquares, ReduceKind::Add);
-  Value inv = kb.rsqrt(kb.fadd(kb.fdiv(total, kb.f32(float(dv))),
-                               kb.f32(op.getEps().convertToFloat())));
+  Value inv = gatedNormInverse(op, total, dv, kb);
   auto gated = [&](Value value, Value at, Value normWeight, Value gate) {
     return gatedOutput(op, value, at, inv, normWeight, gate, kb);
   };

@@ -45,9 +45,26 @@ struct GdnNormalised {
 };
 GdnNormalised normaliseQK(const GdnHead &h, mlir::Value qkv, KernelBuilder &kb);
 
+/// 1/(|q|·sqrt(dk)) and 1/|k| from |q|² and |k|² (ε 1e-6 under each root).
+std::pair<mlir::Value, mlir::Value> inverseQKNorms(mlir::Value qq, mlir::Value kk, int64_t dk,
+                                                   KernelBuilder &kb);
+
+/// The step's decay exp(-exp(a_log)·softplus(a + dt_bias)) and β = sigmoid(b),
+/// from a_log, a + dt_bias and b.
+std::pair<mlir::Value, mlir::Value> decayAndBeta(mlir::Value aLog, mlir::Value a,
+                                                 mlir::Value bGate, KernelBuilder &kb);
+
 /// Σ over the slices of column lane `lane`'s partials; every thread gets it.
+/// `partials` may not be written again before a barrier (sumSlices adds it).
+mlir::Value sumSlicesOnce(const GdnHead &h, mlir::Value partials, mlir::Value partial,
+                          KernelBuilder &kb);
+/// The same, ending with a barrier so that `partials` can be written again.
 mlir::Value sumSlices(const GdnHead &h, mlir::Value partials, mlir::Value partial,
                       KernelBuilder &kb);
+
+/// The gated norm's 1/rms of a head's output from its sum of squares over dv.
+mlir::Value gatedNormInverse(stage::GdnStepOp op, mlir::Value squares, int64_t dv,
+                             KernelBuilder &kb);
 
 /// The gated norm's output of `value` at output `at`: value·inv·weight·silu(gate),
 /// times the column fold where the step has one.
