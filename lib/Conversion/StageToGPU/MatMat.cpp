@@ -103,8 +103,27 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
     kb.ifThen(kb.ult(firstCallRow, count), [&] {
       auto vec4i = VectorType::get({kQuad}, kb.b.getI32Type());
       Value isLoader = kb.ult(thread, kb.index(loaders));
-      Value loadQuad = kb.rem(thread, kb.index(kRowQuads));
-      Value loadGroup = kb.div(thread, kb.index(kRowQuads));
+      // A loader's row quad is its tile's, and its group of the step is its
+      // tile's call-row quad index (the same thread-id split).
+      Value loadQuad = rowQuad, loadGroup = callQuad;
+      // The loader's weight group of a step, and its quad's row j.
+      auto groupOf = [&](Value step) {
+        Value firstGroup = kb.mul(step, kb.index(stepGroups));
+        return kb.add(firstGroup, loadGroup);
+      };
+      auto quadRow = [&](Value quad, int64_t j) {
+        return kb.add(kb.mul(quad, kb.index(kQuad)), kb.index(j));
+      };
+      // The step column k and call-row quad of the thread's e-th activation copy
+      // (a warp copies 8 columns of 16 call rows).
+      auto copySlot = [&](int64_t e) -> std::pair<Value, Value> {
+        Value element = kb.add(thread, kb.index(e));
+        Value k = kb.add(kb.rem(element, kb.index(kCopyColumns)),
+                         kb.mul(kb.div(element, kb.index(kCopyColumns * kCallQuads)),
+                                kb.index(kCopyColumns)));
+        Value quad = kb.rem(kb.div(element, kb.index(kCopyColumns)), kb.index(kCallQuads));
+        return {k, quad};
+      };
       // A step's loads from memory, its values in registers: the loader's
       // four weight rows' words of its group (zeros in other threads), then
       // the thread's activations (zeros past the call or the row).
@@ -113,12 +132,10 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
         SmallVector<Value> raw = kb.ifThenElseValues(
             isLoader,
             [&] {
-              Value group = kb.add(kb.div(firstColumn, kb.index(groupColumns)), loadGroup);
-              Value safeGroup = kb.min(group, kb.index(groups - 1));
+              Value safeGroup = kb.min(groupOf(step), kb.index(groups - 1));
               SmallVector<Value> words;
               for (int64_t j = 0; j < kQuad; ++j) {
-                Value quadRow = kb.add(kb.mul(loadQuad, kb.index(kQuad)), kb.index(j));
-                Value row = kb.min(kb.add(firstRow, quadRow), kb.index(rows - 1));
+                Value row = kb.min(kb.add(firstRow, quadRow(loadQuad, j)), kb.index(rows - 1));
                 words.push_back(kb.load(weight, {row, safeGroup}));
               }
               return words;
@@ -129,17 +146,12 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
               return SmallVector<Value>(kQuad, zero);
             });
         for (int64_t e = 0; e < kStepColumns * kCallQuads; e += kWorkgroupSize) {
-          Value element = kb.add(thread, kb.index(e));
-          Value k = kb.add(kb.rem(element, kb.index(kCopyColumns)),
-                           kb.mul(kb.div(element, kb.index(kCopyColumns * kCallQuads)),
-                                  kb.index(kCopyColumns)));
-          Value quad = kb.rem(kb.div(element, kb.index(kCopyColumns)), kb.index(kCallQuads));
+          auto [k, quad] = copySlot(e);
           Value column = kb.add(firstColumn, k);
           Value columnInside = kb.ult(column, kb.index(columns));
           Value safeColumn = kb.min(column, kb.index(columns - 1));
           for (int64_t i = 0; i < kQuad; ++i) {
-            Value quadRow = kb.add(kb.mul(quad, kb.index(kQuad)), kb.index(i));
-            Value callRow = kb.add(firstCallRow, quadRow);
+            Value callRow = kb.add(firstCallRow, quadRow(quad, i));
             Value inside = arith::AndIOp::create(kb.b, kb.loc, kb.ult(callRow, count), columnInside);
             Value x = kb.load(input, {kb.min(callRow, kb.sub(count, kb.index(1))), safeColumn});
             raw.push_back(kb.select(inside, x, kb.f32(0.0f)));
@@ -151,15 +163,12 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
       // past the matrix and groups past the row are zeros), four weight rows
       // to a vec4; the activations four call rows to a vec4.
       auto storeStep = [&](Value step, ValueRange raw) {
-        Value firstColumn = kb.mul(step, kb.index(kStepColumns));
         kb.ifThen(isLoader, [&] {
-          Value group = kb.add(kb.div(firstColumn, kb.index(groupColumns)), loadGroup);
-          Value groupInside = kb.ult(group, kb.index(groups));
+          Value groupInside = kb.ult(groupOf(step), kb.index(groups));
           // columnValues[c][j]: column c of the group, weight row j of the quad.
           SmallVector<SmallVector<Value, kQuad>> columnValues(groupColumns);
           for (int64_t j = 0; j < kQuad; ++j) {
-            Value quadRow = kb.add(kb.mul(loadQuad, kb.index(kQuad)), kb.index(j));
-            Value row = kb.add(firstRow, quadRow);
+            Value row = kb.add(firstRow, quadRow(loadQuad, j));
             Value inside = arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, kb.index(rows)),
                                                  groupInside);
             auto lanes = [&](Value vector, int64_t first, int64_t stride) {
@@ -184,11 +193,7 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
           }
         });
         for (int64_t e = 0, t = 0; e < kStepColumns * kCallQuads; e += kWorkgroupSize, ++t) {
-          Value element = kb.add(thread, kb.index(e));
-          Value k = kb.add(kb.rem(element, kb.index(kCopyColumns)),
-                           kb.mul(kb.div(element, kb.index(kCopyColumns * kCallQuads)),
-                                  kb.index(kCopyColumns)));
-          Value quad = kb.rem(kb.div(element, kb.index(kCopyColumns)), kb.index(kCallQuads));
+          auto [k, quad] = copySlot(e);
           ValueRange values = raw.slice(kQuad + t * kQuad, kQuad);
           Value quadValue = vector::FromElementsOp::create(kb.b, kb.loc, vec4, values);
           kb.store(quadValue, activations, {kb.add(kb.mul(k, kb.index(kActivationStride)), quad)});
@@ -228,8 +233,8 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
       ArrayRef<Value> acc = ArrayRef<Value>(carriedOut).take_front(kQuad);
       for (int64_t i = 0; i < kQuad; ++i)
         for (int64_t j = 0; j < kQuad; ++j) {
-          Value callRow = kb.add(firstCallRow, kb.add(kb.mul(callQuad, kb.index(kQuad)), kb.index(i)));
-          Value row = kb.add(firstRow, kb.add(kb.mul(rowQuad, kb.index(kQuad)), kb.index(j)));
+          Value callRow = kb.add(firstCallRow, quadRow(callQuad, i));
+          Value row = kb.add(firstRow, quadRow(rowQuad, j));
           Value stored = arith::AndIOp::create(kb.b, kb.loc, kb.ult(callRow, count),
                                                kb.ult(row, kb.index(rows)));
           kb.ifThen(stored, [&] {
