@@ -258,8 +258,8 @@ static cl::opt<bool> prefillGdnHeld(
 static cl::opt<int64_t> prefillGdnChunkRows(
     "prefill-gdn-chunk-rows",
     cl::desc("tuning: rows of a held GDN step's chunk, whose norms and gated outputs are "
-             "computed in parallel beside the serial part (default 0: as many as workgroup "
-             "memory holds)"),
+             "computed in parallel beside the serial part (default 0: as many as 32 KiB of "
+             "workgroup memory, or the target's less, holds)"),
     cl::value_desc("N"), cl::init(0), cl::cat(kilnCategory));
 
 static cl::opt<int64_t> blockKeys(

@@ -115,7 +115,8 @@ struct StageToGPUOptions {
   /// kernel walks the rows in order, the state through memory.
   bool prefillGdnHeld = true;
   /// Rows of a held GDN step's chunk (their norms and gated outputs computed
-  /// in parallel beside the serial part); 0: as many as workgroup memory holds.
+  /// in parallel beside the serial part); 0: as many as 32 KiB of workgroup
+  /// memory (or the target's less) holds.
   int64_t prefillGdnChunkRows = 0;
   /// A mat-vec that takes Dory's slerp (split_k 1, workgroup items) dots
   /// each row with u = (1 − α)h and w = αo apart and sums the slerp's five
