@@ -5,7 +5,8 @@
 # 128, 256, 512; f16, and q8_2f at 256), at 256 rows without the product (A) and without
 # the held state (M); OLD_PLANS=DIR adds plans built before a change; and the parity of
 # the tiny prefill plans against the reference (a 45-token prompt, rows 8, every mat-vec
-# a blocked product, the GDN state held in chunks of 3 rows). Then on the GPU machine
+# a blocked product, the GDN state held in chunks of 3 rows). VARIANTS and TINY_FLAGS:
+# below. Then on the GPU machine
 # (about 4 minutes):
 #   bash DIR/prefill-run.sh OUT
 # which writes OUT/pp.txt, OUT/parity.txt, OUT/profile.FORMAT.txt (kiln-run --profile-prefill
@@ -36,13 +37,26 @@ done
 compile --weight-format f16 --prefill-rows 256 --prefill-matmat-min-blocks 0 -o "$dir/plans/f16.A256.kplan"
 compile --weight-format f16 --prefill-rows 256 "${together[@]}" --prefill-gdn-held=false \
   -o "$dir/plans/f16.M256.kplan"
+# VARIANTS="NAME=FLAGS;..." adds f16 and q8_2f plans NAME at 512 rows with FLAGS (e.g.
+# "t8=--prefill-matmat-tile 8"); TINY_FLAGS are added to the tiny parity plans.
+IFS=';' read -ra variants <<< "${VARIANTS:-}"
+for v in "${variants[@]}"; do
+  name=${v%%=*}; read -ra flags <<< "${v#*=}"
+  for f in f16 q8_2f; do
+    compile --weight-format $f --prefill-rows 512 "${together[@]}" "${flags[@]}" \
+      -o "$dir/plans/$f.$name.kplan"
+  done
+done
+compile --weight-format q8_2f --prefill-rows 512 "${together[@]}" -o "$dir/plans/q8_2f.T512.kplan"
+read -ra tiny_flags <<< "${TINY_FLAGS:-}"
 # shellcheck source=tiny-set.sh
 source "$here/tiny-set.sh"
 tiny_set_configs "$root" "$dir"
 for f in f16 q8_2f; do
   for c in embryo-tiny embryo-tiny-odd; do
     "$b/bin/kiln-compile" --quiet "$dir/cfg/$c.json" --cost-target h200 --weight-format $f \
-      --prefill-rows 8 --prefill-matmat-min-blocks 1 --prefill-gdn-chunk-rows 3 -o "$dir/tiny/$c.$f.kplan"
+      --prefill-rows 8 --prefill-matmat-min-blocks 1 --prefill-gdn-chunk-rows 3 "${tiny_flags[@]}" \
+      -o "$dir/tiny/$c.$f.kplan"
   done
 done
 du -sh "$dir"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs what prefill-prep.sh prepared, on the GPU machine:   bash DIR/prefill-run.sh OUT
-# (PROFILE_FORMATS="f16" profiles one format only; a plan removed from DIR/plans is skipped).
+# (PROFILE_FORMATS="f16" profiles one format only, PROFILE_PLAN=T512 another plan than T256;
+# a plan removed from DIR/plans is skipped).
 set -uo pipefail
 out=${1:?OUT}; here=$(cd "$(dirname "$0")" && pwd); b=$here/bin; t0=$(date +%s)
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,driver_version --format=csv > "$out/gpu.txt" 2>&1
@@ -19,11 +20,12 @@ for f in f16 q8_2f; do
       | grep -E "pp2048|rror" >> "$out/pp.txt"
   done
 done
-# Where a prefill call's time goes: each dispatch of @prefill (256 rows a call), 2,048 rows.
+# Where a prefill call's time goes: each dispatch of @prefill (PROFILE_PLAN's rows a call),
+# 2,048 rows.
 long=$(python3 -c "print(','.join(str((i * 37 + 5) % 32000) for i in range(2048)))")
 for f in ${PROFILE_FORMATS:-f16 q8_2f}; do
   "$b/kiln-synth" --config "$here/cfg/embryo-1b.json" --format "$f" --quiet -o /tmp/w.st > /dev/null
-  timeout 120 "$b/kiln-run" "$here/plans/$f.T256.kplan" --weights /tmp/w.st --prompt "$long" \
+  timeout 120 "$b/kiln-run" "$here/plans/$f.${PROFILE_PLAN:-T256}.kplan" --weights /tmp/w.st --prompt "$long" \
     --max-new 1 --profile-prefill --stats --quiet > "$out/profile.$f.txt" 2>&1
 done
 rm -f /tmp/w.st

@@ -249,6 +249,11 @@ static cl::opt<int64_t> prefillMatMatMinBlocks(
              "rows) runs as a blocked matrix product, each weight decoded once for 64 call rows "
              "(default 8; 1: every one; 0: none, a workgroup per call row and item)"),
     cl::value_desc("N"), cl::init(8), cl::cat(kilnCategory));
+static cl::opt<int64_t> prefillMatMatTile(
+    "prefill-matmat-tile",
+    cl::desc("tuning: a @prefill blocked product's thread tile, 4 (4 weight rows x 4 call "
+             "rows, 256 threads a block) or 8 (8 x 8, 64 threads; default 4)"),
+    cl::value_desc("N"), cl::init(4), cl::cat(kilnCategory));
 static cl::opt<bool> prefillGdnHeld(
     "prefill-gdn-held",
     cl::desc("tuning: a @prefill GDN step holds each head's state in registers across the "
@@ -485,6 +490,10 @@ int main(int argc, char **argv) {
     return fail("--prefill-matmat-min-blocks must be at least 0, not " +
                 std::to_string(prefillMatMatMinBlocks));
   pipeline.kernels.prefillMatMatMinBlocks = prefillMatMatMinBlocks;
+  if (prefillMatMatTile != 4 && prefillMatMatTile != 8)
+    return fail("--prefill-matmat-tile must be 4 or 8, not " +
+                std::to_string(prefillMatMatTile));
+  pipeline.kernels.prefillMatMatTile = prefillMatMatTile;
   pipeline.kernels.prefillGdnHeld = prefillGdnHeld;
   if (prefillGdnChunkRows < 0)
     return fail("--prefill-gdn-chunk-rows must be at least 0, not " +

@@ -80,6 +80,8 @@ def ConvertStageToGPU : Pass<"convert-stage-to-gpu", "::mlir::ModuleOp"> {
            "At most this many workgroups a mat-vec grid, walking the remaining items in turn; 0: no limit below 65535">,
     Option<"matvecStageInput", "matvec-stage-input", "bool", /*default=*/"false",
            "A mat-vec workgroup forms its activation once in workgroup memory for every item it walks">,
+    Option<"prefillMatMatTile", "prefill-matmat-tile", "int64_t", /*default=*/"4",
+           "A blocked product's thread tile: 4 (4 x 4 outputs, 256 threads a block) or 8 (8 x 8, 64 threads)">,
     Option<"prefillGdnHeld", "prefill-gdn-held", "bool", /*default=*/"true",
            "A multi-row program's GDN step holds a head's state in registers across the call's rows where a workgroup can">,
     Option<"prefillGdnChunkRows", "prefill-gdn-chunk-rows", "int64_t", /*default=*/"0",

@@ -757,6 +757,7 @@ struct ConvertStageToGPUPass
     options.matvecGridLimit = matvecGridLimit;
     options.matvecStageInput = matvecStageInput;
     options.prefillMatMatMinBlocks = prefillMatMatMinBlocks;
+    options.prefillMatMatTile = prefillMatMatTile;
     options.prefillGdnHeld = prefillGdnHeld;
     options.prefillGdnChunkRows = prefillGdnChunkRows;
     options.matvecSlerpAfterDots = matvecSlerpAfterDots;

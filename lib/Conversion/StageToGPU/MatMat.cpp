@@ -31,24 +31,36 @@ using namespace mlir;
 namespace kiln {
 
 namespace {
-constexpr int64_t kWorkgroupSize = 256;
 /// Weight rows (N) and call rows (M) a workgroup computes; columns (K) a step.
 constexpr int64_t kBlockRows = 64, kBlockCallRows = 64, kStepColumns = 32;
-/// A thread's outputs: a quad of weight rows x a quad of call rows.
+/// Workgroup memory holds four weight rows (or call rows) to a vec4.
 constexpr int64_t kQuad = 4;
 constexpr int64_t kRowQuads = kBlockRows / kQuad, kCallQuads = kBlockCallRows / kQuad;
-static_assert(kRowQuads * kCallQuads == kWorkgroupSize, "the thread tiles cover the block");
 /// Vec4s a step's column of activations takes: its call-row quads and one of
 /// padding (bank-conflict-free stores, above).
 constexpr int64_t kActivationStride = kCallQuads + 1;
 /// Columns of a step a warp's activation copy covers (one 32-byte sector a row).
 constexpr int64_t kCopyColumns = 8;
-static_assert(kStepColumns % kCopyColumns == 0 &&
-                  kStepColumns * kCallQuads % kWorkgroupSize == 0,
-              "the activation copy covers the step");
+static_assert(kStepColumns % kCopyColumns == 0, "the activation copy covers the step");
 /// Workgroup memory of a step: its weights and its activations, vec4s.
 constexpr int64_t kWorkgroupBytes = (kStepColumns * kRowQuads + kStepColumns * kActivationStride) *
                                     kQuad * int64_t(sizeof(float));
+
+/// A thread's outputs: `tile` weight rows x `tile` call rows (4 or 8). Its
+/// weight rows are the row quads `rowTile + tiles·u` (u < quadsPerTile), its
+/// call rows likewise, so a warp's workgroup-memory reads of one u are
+/// contiguous vec4s (no bank conflicts); the tiles of 64 rows x 64 call rows
+/// take tiles² threads.
+struct TileShape {
+  int64_t tile, quadsPerTile, tiles, workgroupSize;
+  explicit TileShape(int64_t tile)
+      : tile(tile), quadsPerTile(tile / kQuad), tiles(kBlockRows / tile),
+        workgroupSize(tiles * tiles) {}
+};
+
+TileShape tileShapeOf(const StageToGPUOptions &o) {
+  return TileShape(o.prefillMatMatTile == 8 ? 8 : 4);
+}
 } // namespace
 
 bool runsRowsTogether(stage::MatVecOp op, int64_t maxRows, const StageToGPUOptions &o) {
@@ -58,16 +70,17 @@ bool runsRowsTogether(stage::MatVecOp op, int64_t maxRows, const StageToGPUOptio
   int64_t blocks = ceilDiv(op.getRows(), kBlockRows) * ceilDiv(maxRows, kBlockCallRows);
   // A target with less workgroup memory than a step takes runs the rows apart.
   bool fits = o.maxWorkgroupMemoryBytes == 0 || o.maxWorkgroupMemoryBytes >= kWorkgroupBytes;
-  return o.prefillMatMatMinBlocks > 0 && o.reduceWorkgroupSize >= kWorkgroupSize && fits &&
+  return o.prefillMatMatMinBlocks > 0 &&
+         o.reduceWorkgroupSize >= tileShapeOf(o).workgroupSize && fits &&
          blocks >= o.prefillMatMatMinBlocks &&
          !op.getExpert() && !op.getNorm() && !op.getUp() && !op.getSlerpUpdate() &&
          !op.getColScale() && !op.getHiddenOut() && op.getSplitK() == 1 &&
          !op.getAccumulate() && op.getActivation() == stage::Activation::none;
 }
 
-KernelShape shapeOfRowsTogether(stage::MatVecOp op, int64_t maxRows, const StageToGPUOptions &) {
+KernelShape shapeOfRowsTogether(stage::MatVecOp op, int64_t maxRows, const StageToGPUOptions &o) {
   int64_t blocks = ceilDiv(op.getRows(), kBlockRows) * ceilDiv(maxRows, kBlockCallRows);
-  return {kWorkgroupSize, std::min(blocks, kMaxGridWorkgroups)};
+  return {tileShapeOf(o).workgroupSize, std::min(blocks, kMaxGridWorkgroups)};
 }
 
 void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelBuilder &kb) {
@@ -86,14 +99,20 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
   // Step column k: weights[k][row quad], activations[k][call-row quad].
   Value weights = kb.workgroupBuffer(kStepColumns * kRowQuads, vec4);
   Value activations = kb.workgroupBuffer(kStepColumns * kActivationStride, vec4);
+  const TileShape shape = tileShapeOf(kb.options());
+  const int64_t workgroupSize = shape.workgroupSize, tile = shape.tile;
   Value thread = kb.threadId();
-  // The thread's output tile: a warp's 32 threads cover every row quad of two
-  // call-row quads.
-  Value rowQuad = kb.rem(thread, kb.index(kRowQuads));
-  Value callQuad = kb.div(thread, kb.index(kRowQuads));
+  // The thread's output tile (TileShape): at 4 x 4 a warp's 32 threads cover
+  // every row quad of two call-row quads, at 8 x 8 eight row tiles of four.
+  Value rowTile = kb.rem(thread, kb.index(shape.tiles));
+  Value callTile = kb.div(thread, kb.index(shape.tiles));
+  // Its u-th row quad (and call-row quad).
+  auto tileQuad = [&](Value first, int64_t u) { return kb.add(first, kb.index(shape.tiles * u)); };
   // The weight group this thread decodes each step, for four rows (threads
   // past the block's groups decode none).
   const int64_t loaders = kRowQuads * stepGroups;
+  assert(loaders <= workgroupSize && kStepColumns * kCallQuads % workgroupSize == 0 &&
+         "a step's loads and copies cover the workgroup's threads");
   int64_t grid = kb.gridWorkgroups(std::min(blocks, kMaxGridWorkgroups));
   // Blocks past the grid are walked by the same workgroups in turn: uniform
   // loops and tests throughout (the barriers need every thread).
@@ -103,9 +122,9 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
     kb.ifThen(kb.ult(firstCallRow, count), [&] {
       auto vec4i = VectorType::get({kQuad}, kb.b.getI32Type());
       Value isLoader = kb.ult(thread, kb.index(loaders));
-      // A loader's row quad is its tile's, and its group of the step is its
-      // tile's call-row quad index (the same thread-id split).
-      Value loadQuad = rowQuad, loadGroup = callQuad;
+      // A loader decodes one group of the step for a quad of weight rows.
+      Value loadQuad = kb.rem(thread, kb.index(kRowQuads));
+      Value loadGroup = kb.div(thread, kb.index(kRowQuads));
       // The loader's weight group of a step, and its quad's row j.
       auto groupOf = [&](Value step) {
         Value firstGroup = kb.mul(step, kb.index(stepGroups));
@@ -145,7 +164,7 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
                   kb.b, kb.loc, DenseElementsAttr::get(vec4i, kb.b.getI32IntegerAttr(0)));
               return SmallVector<Value>(kQuad, zero);
             });
-        for (int64_t e = 0; e < kStepColumns * kCallQuads; e += kWorkgroupSize) {
+        for (int64_t e = 0; e < kStepColumns * kCallQuads; e += workgroupSize) {
           auto [k, quad] = copySlot(e);
           Value column = kb.add(firstColumn, k);
           Value columnInside = kb.ult(column, kb.index(columns));
@@ -192,7 +211,7 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
             kb.store(quad, weights, {kb.add(kb.mul(k, kb.index(kRowQuads)), loadQuad)});
           }
         });
-        for (int64_t e = 0, t = 0; e < kStepColumns * kCallQuads; e += kWorkgroupSize, ++t) {
+        for (int64_t e = 0, t = 0; e < kStepColumns * kCallQuads; e += workgroupSize, ++t) {
           auto [k, quad] = copySlot(e);
           ValueRange values = raw.slice(kQuad + t * kQuad, kQuad);
           Value quadValue = vector::FromElementsOp::create(kb.b, kb.loc, vec4, values);
@@ -202,27 +221,35 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
       Value zero4 = arith::ConstantOp::create(
           kb.b, kb.loc, DenseElementsAttr::get(vec4, kb.b.getF32FloatAttr(0.0f)));
       const int64_t steps = ceilDiv(columns, kStepColumns);
-      // Carried: the thread's four accumulators, then the next step's loads,
-      // issued before this step's products so they are in flight meanwhile.
-      SmallVector<Value> init(kQuad, zero4);
+      // Carried: the thread's accumulators (acc[i·quadsPerTile + u]: call row
+      // i, the four weight rows of quad u), then the next step's loads, issued
+      // before this step's products so they are in flight meanwhile.
+      const int64_t accumulators = tile * shape.quadsPerTile;
+      SmallVector<Value> init(accumulators, zero4);
       llvm::append_range(init, loadStep(kb.index(0)));
       SmallVector<Value> carriedOut = kb.forLoop(
           kb.index(0), kb.index(steps), kb.index(1), init,
           [&](Value step, ValueRange carried) -> SmallVector<Value> {
-            storeStep(step, carried.drop_front(kQuad));
+            storeStep(step, carried.drop_front(accumulators));
             kb.barrier();
             Value following = kb.min(kb.add(step, kb.index(1)), kb.index(steps - 1));
             SmallVector<Value> prefetched = loadStep(following);
-            // next[i]: call row i of the thread's quad, its four weight rows.
-            SmallVector<Value> next(carried.begin(), carried.begin() + kQuad);
+            SmallVector<Value> next(carried.begin(), carried.begin() + accumulators);
             for (int64_t k = 0; k < kStepColumns; ++k) {
-              Value a = kb.load(activations,
-                                {kb.add(kb.index(k * kActivationStride), callQuad)});
-              Value w = kb.load(weights, {kb.add(kb.index(k * kRowQuads), rowQuad)});
-              for (int64_t i = 0; i < kQuad; ++i) {
-                Value ai = vector::ExtractOp::create(kb.b, kb.loc, a, i);
+              SmallVector<Value> a, w;
+              for (int64_t u = 0; u < shape.quadsPerTile; ++u) {
+                a.push_back(kb.load(activations, {kb.add(kb.index(k * kActivationStride),
+                                                         tileQuad(callTile, u))}));
+                w.push_back(kb.load(weights,
+                                    {kb.add(kb.index(k * kRowQuads), tileQuad(rowTile, u))}));
+              }
+              for (int64_t i = 0; i < tile; ++i) {
+                Value ai = vector::ExtractOp::create(kb.b, kb.loc, a[i / kQuad], i % kQuad);
                 Value splat = vector::BroadcastOp::create(kb.b, kb.loc, vec4, ai);
-                next[i] = math::FmaOp::create(kb.b, kb.loc, splat, w, next[i]);
+                for (int64_t u = 0; u < shape.quadsPerTile; ++u) {
+                  Value &sum = next[i * shape.quadsPerTile + u];
+                  sum = math::FmaOp::create(kb.b, kb.loc, splat, w[u], sum);
+                }
               }
             }
             // The next step overwrites what this one read.
@@ -230,15 +257,17 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
             llvm::append_range(next, prefetched);
             return next;
           });
-      ArrayRef<Value> acc = ArrayRef<Value>(carriedOut).take_front(kQuad);
-      for (int64_t i = 0; i < kQuad; ++i)
-        for (int64_t j = 0; j < kQuad; ++j) {
-          Value callRow = kb.add(firstCallRow, quadRow(callQuad, i));
-          Value row = kb.add(firstRow, quadRow(rowQuad, j));
+      ArrayRef<Value> acc = ArrayRef<Value>(carriedOut).take_front(accumulators);
+      for (int64_t i = 0; i < tile; ++i)
+        for (int64_t j = 0; j < tile; ++j) {
+          Value callRow =
+              kb.add(firstCallRow, quadRow(tileQuad(callTile, i / kQuad), i % kQuad));
+          Value row = kb.add(firstRow, quadRow(tileQuad(rowTile, j / kQuad), j % kQuad));
           Value stored = arith::AndIOp::create(kb.b, kb.loc, kb.ult(callRow, count),
                                                kb.ult(row, kb.index(rows)));
           kb.ifThen(stored, [&] {
-            Value v = vector::ExtractOp::create(kb.b, kb.loc, acc[i], j);
+            Value v = vector::ExtractOp::create(
+                kb.b, kb.loc, acc[i * shape.quadsPerTile + j / kQuad], j % kQuad);
             if (rowScale)
               v = kb.fmul(v, kb.load(rowScale, {row}));
             if (fold)
