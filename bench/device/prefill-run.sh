@@ -7,7 +7,7 @@ out=${1:?OUT}; here=$(cd "$(dirname "$0")" && pwd); b=$here/bin; t0=$(date +%s)
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,driver_version --format=csv > "$out/gpu.txt" 2>&1
 prompt=$(python3 -c "print(','.join(str((i * 37 + 5) % 256) for i in range(45)))")
 for p in "$here"/tiny/*.kplan; do
-  n=$(basename "$p" .kplan); c=${n%%.*}; f=${n#*.}
+  n=$(basename "$p" .kplan); c=${n%%.*}; f=${n##*.}
   "$b/kiln-synth" --config "$here/cfg/$c.json" --format "$f" --quiet -o /tmp/w.st > /dev/null
   echo "$n: $(timeout 60 "$b/kiln-run" "$p" --weights /tmp/w.st --prompt "$prompt" --max-new 24 \
     --check-reference "$here/cfg/$c.json" 2>&1 | grep -E 'check-reference: [0-9]|rror' | tr '\n' ' ')" >> "$out/parity.txt"

@@ -252,8 +252,9 @@ static cl::opt<int64_t> prefillMatMatMinBlocks(
 static cl::opt<int64_t> prefillMatMatTile(
     "prefill-matmat-tile",
     cl::desc("tuning: a @prefill blocked product's thread tile, 4 (4 weight rows x 4 call "
-             "rows, 256 threads a block) or 8 (8 x 8, 64 threads; default 4)"),
-    cl::value_desc("N"), cl::init(4), cl::cat(kilnCategory));
+             "rows, 256 threads a block), 8 (8 x 8, 64 threads) or 0 (8 where the product has "
+             "at least 512 blocks, else 4; default 0)"),
+    cl::value_desc("N"), cl::init(0), cl::cat(kilnCategory));
 static cl::opt<bool> prefillGdnHeld(
     "prefill-gdn-held",
     cl::desc("tuning: a @prefill GDN step holds each head's state in registers across the "
@@ -490,8 +491,8 @@ int main(int argc, char **argv) {
     return fail("--prefill-matmat-min-blocks must be at least 0, not " +
                 std::to_string(prefillMatMatMinBlocks));
   pipeline.kernels.prefillMatMatMinBlocks = prefillMatMatMinBlocks;
-  if (prefillMatMatTile != 4 && prefillMatMatTile != 8)
-    return fail("--prefill-matmat-tile must be 4 or 8, not " +
+  if (prefillMatMatTile != 0 && prefillMatMatTile != 4 && prefillMatMatTile != 8)
+    return fail("--prefill-matmat-tile must be 0, 4 or 8, not " +
                 std::to_string(prefillMatMatTile));
   pipeline.kernels.prefillMatMatTile = prefillMatMatTile;
   pipeline.kernels.prefillGdnHeld = prefillGdnHeld;

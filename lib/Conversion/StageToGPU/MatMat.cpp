@@ -45,6 +45,13 @@ static_assert(kStepColumns % kCopyColumns == 0, "the activation copy covers the 
 /// Workgroup memory of a step: its weights and its activations, vec4s.
 constexpr int64_t kWorkgroupBytes = (kStepColumns * kRowQuads + kStepColumns * kActivationStride) *
                                     kQuad * int64_t(sizeof(float));
+/// Blocks from which a product takes 8 x 8 tiles by default (on an H100 an
+/// 8 x 8 tile ran embryo-1b's ffn gate, 704 blocks, at 25 TFLOP/s where the
+/// 4 x 4 ran 17; with 256 blocks its 64-thread workgroups left the SMs short
+/// of warps).
+constexpr int64_t kWideTileMinBlocks = 512;
+/// A routed expert's block also lists its call rows and each thread's count.
+constexpr int64_t kRoutedWorkgroupBytes = int64_t(sizeof(int32_t)) * kBlockCallRows;
 
 /// A thread's outputs: `tile` weight rows x `tile` call rows (4 or 8). Its
 /// weight rows are the row quads `rowTile + tiles·u` (u < quadsPerTile), its
@@ -58,8 +65,19 @@ struct TileShape {
         workgroupSize(tiles * tiles) {}
 };
 
-TileShape tileShapeOf(const StageToGPUOptions &o) {
-  return TileShape(o.prefillMatMatTile == 8 ? 8 : 4);
+/// A product's blocks: (expert,) weight-row block, call-row block.
+int64_t blocksOf(stage::MatVecOp op, int64_t maxRows) {
+  int64_t experts = std::max<int64_t>(op.getNumExperts(), 1);
+  return experts * ceilDiv(op.getRows(), kBlockRows) * ceilDiv(maxRows, kBlockCallRows);
+}
+
+/// The option's tile, or by the grid (0): 8 x 8 tiles where the blocks give
+/// every SM of a big GPU several 64-thread workgroups, 4 x 4 (256 threads)
+/// where they are few.
+TileShape tileShapeOf(stage::MatVecOp op, int64_t maxRows, const StageToGPUOptions &o) {
+  if (o.prefillMatMatTile == 4 || o.prefillMatMatTile == 8)
+    return TileShape(o.prefillMatMatTile);
+  return TileShape(blocksOf(op, maxRows) >= kWideTileMinBlocks ? 8 : 4);
 }
 } // namespace
 
@@ -67,20 +85,80 @@ bool runsRowsTogether(stage::MatVecOp op, int64_t maxRows, const StageToGPUOptio
   // A grid of few blocks walks all the columns in few workgroups (latency
   // bound: embryo-1b's 16-row GDN gates as 1 block a 64 call rows); a
   // workgroup per call row and item spreads them.
-  int64_t blocks = ceilDiv(op.getRows(), kBlockRows) * ceilDiv(maxRows, kBlockCallRows);
+  int64_t blocks = blocksOf(op, maxRows);
+  const int64_t workgroupSize = tileShapeOf(op, maxRows, o).workgroupSize;
   // A target with less workgroup memory than a step takes runs the rows apart.
-  bool fits = o.maxWorkgroupMemoryBytes == 0 || o.maxWorkgroupMemoryBytes >= kWorkgroupBytes;
+  int64_t bytes = kWorkgroupBytes;
+  if (op.getExpert())
+    bytes += kRoutedWorkgroupBytes + int64_t(sizeof(int32_t)) * workgroupSize;
+  bool fits = o.maxWorkgroupMemoryBytes == 0 || o.maxWorkgroupMemoryBytes >= bytes;
   return o.prefillMatMatMinBlocks > 0 &&
-         o.reduceWorkgroupSize >= tileShapeOf(o).workgroupSize && fits &&
-         blocks >= o.prefillMatMatMinBlocks &&
-         !op.getExpert() && !op.getNorm() && !op.getUp() && !op.getSlerpUpdate() &&
-         !op.getColScale() && !op.getHiddenOut() && op.getSplitK() == 1 &&
+         o.reduceWorkgroupSize >= workgroupSize && fits &&
+         blocks >= o.prefillMatMatMinBlocks && !(op.getExpert() && op.getFold()) &&
+         !op.getNorm() && !op.getUp() && !op.getSlerpUpdate() &&
+         !op.getHiddenOut() && op.getSplitK() == 1 &&
          !op.getAccumulate() && op.getActivation() == stage::Activation::none;
 }
 
 KernelShape shapeOfRowsTogether(stage::MatVecOp op, int64_t maxRows, const StageToGPUOptions &o) {
-  int64_t blocks = ceilDiv(op.getRows(), kBlockRows) * ceilDiv(maxRows, kBlockCallRows);
-  return {tileShapeOf(o).workgroupSize, std::min(blocks, kMaxGridWorkgroups)};
+  return {tileShapeOf(op, maxRows, o).workgroupSize,
+          std::min(blocksOf(op, maxRows), kMaxGridWorkgroups)};
+}
+
+/// RoutedRows: the call rows (< count, of at most maxRows) routed to expert
+/// `e` (the router's word a row, clamped to the last of `experts` as the
+/// decode kernel does), in row order; those of ranks firstCallRow .. +63 go
+/// to `list`. Each thread counts a run of rows, the counts' prefix gives its
+/// ranks. Returns how many rows the expert has (the same in every thread).
+static Value listRoutedRows(KernelBuilder &kb, Value expert, Value e, int64_t experts, Value count,
+                            int64_t maxRows, Value firstCallRow, Value list, Value threadCounts,
+                            int64_t workgroupSize) {
+  const int64_t run = ceilDiv(maxRows, workgroupSize);
+  Value thread = kb.threadId();
+  Value first = kb.mul(thread, kb.index(run));
+  auto isRouted = [&](int64_t i) {
+    Value row = kb.add(first, kb.index(i));
+    Value word = kb.load(expert, {kb.min(row, kb.index(maxRows - 1)), kb.index(0)});
+    Value chosen = kb.min(arith::IndexCastUIOp::create(kb.b, kb.loc, kb.b.getIndexType(), word),
+                          kb.index(experts - 1));
+    return arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, count),
+                                 arith::CmpIOp::create(kb.b, kb.loc, arith::CmpIPredicate::eq,
+                                                       chosen, e));
+  };
+  auto asI32 = [&](Value index) {
+    return arith::IndexCastOp::create(kb.b, kb.loc, kb.b.getI32Type(), index);
+  };
+  auto asIndex = [&](Value i32) {
+    return arith::IndexCastUIOp::create(kb.b, kb.loc, kb.b.getIndexType(), i32);
+  };
+  SmallVector<Value> routed;
+  Value own = kb.index(0);
+  for (int64_t i = 0; i < run; ++i) {
+    routed.push_back(isRouted(i));
+    own = kb.add(own, kb.select(routed.back(), kb.index(1), kb.index(0)));
+  }
+  // The previous block's readers are done with the list and the counts.
+  kb.barrier();
+  kb.store(asI32(own), threadCounts, {thread});
+  kb.barrier();
+  SmallVector<Value> sums = kb.forLoop(
+      kb.index(0), kb.index(workgroupSize), kb.index(1), {kb.index(0), kb.index(0)},
+      [&](Value t, ValueRange carried) -> SmallVector<Value> {
+        Value c = asIndex(kb.load(threadCounts, {t}));
+        return {kb.add(carried[0], kb.select(kb.ult(t, thread), c, kb.index(0))),
+                kb.add(carried[1], c)};
+      });
+  Value rank = sums[0];
+  for (int64_t i = 0; i < run; ++i) {
+    // Below firstCallRow the difference wraps past every unsigned bound.
+    Value local = kb.sub(rank, firstCallRow);
+    Value listed =
+        arith::AndIOp::create(kb.b, kb.loc, routed[i], kb.ult(local, kb.index(kBlockCallRows)));
+    kb.ifThen(listed, [&] { kb.store(asI32(kb.add(first, kb.index(i))), list, {local}); });
+    rank = kb.add(rank, kb.select(routed[i], kb.index(1), kb.index(0)));
+  }
+  kb.barrier();
+  return sums[1];
 }
 
 void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelBuilder &kb) {
@@ -90,16 +168,20 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
   const int64_t groupColumns = q8 ? 16 : 8;
   const int64_t stepGroups = kStepColumns / groupColumns;
   const int64_t callBlocks = ceilDiv(maxRows, kBlockCallRows);
-  const int64_t blocks = ceilDiv(rows, kBlockRows) * callBlocks;
+  const int64_t rowBlocks = ceilDiv(rows, kBlockRows);
+  const int64_t experts = std::max<int64_t>(op.getNumExperts(), 1);
+  const int64_t blocks = experts * rowBlocks * callBlocks;
   Value weight = kb.buffer(op.getWeight()), input = kb.buffer(op.getInput());
   Value out = kb.buffer(op.getOut());
   Value rowScale = op.getRowScale() ? kb.buffer(op.getRowScale()) : Value();
   Value fold = op.getFold() ? kb.buffer(op.getFold()) : Value();
+  Value colScale = op.getColScale() ? kb.buffer(op.getColScale()) : Value();
+  Value expert = op.getExpert() ? kb.buffer(op.getExpert()) : Value();
   auto vec4 = VectorType::get({kQuad}, kb.b.getF32Type());
   // Step column k: weights[k][row quad], activations[k][call-row quad].
   Value weights = kb.workgroupBuffer(kStepColumns * kRowQuads, vec4);
   Value activations = kb.workgroupBuffer(kStepColumns * kActivationStride, vec4);
-  const TileShape shape = tileShapeOf(kb.options());
+  const TileShape shape = tileShapeOf(op, maxRows, kb.options());
   const int64_t workgroupSize = shape.workgroupSize, tile = shape.tile;
   Value thread = kb.threadId();
   // The thread's output tile (TileShape): at 4 x 4 a warp's 32 threads cover
@@ -116,10 +198,41 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
   int64_t grid = kb.gridWorkgroups(std::min(blocks, kMaxGridWorkgroups));
   // Blocks past the grid are walked by the same workgroups in turn: uniform
   // loops and tests throughout (the barriers need every thread).
+  // A routed expert's block lists the call rows it computes (RoutedRows).
+  Value callRowList, threadCounts;
+  if (expert) {
+    callRowList = kb.workgroupBuffer(kBlockCallRows, kb.b.getI32Type());
+    threadCounts = kb.workgroupBuffer(workgroupSize, kb.b.getI32Type());
+  }
   kb.forLoop(kb.workgroupId(), kb.index(blocks), kb.index(grid), [&](Value block) {
-    Value firstRow = kb.mul(kb.div(block, kb.index(callBlocks)), kb.index(kBlockRows));
-    Value firstCallRow = kb.mul(kb.rem(block, kb.index(callBlocks)), kb.index(kBlockCallRows));
-    kb.ifThen(kb.ult(firstCallRow, count), [&] {
+    // block = ((expert · rowBlocks) + row block) · callBlocks + call block.
+    Value callBlock = kb.rem(block, kb.index(callBlocks));
+    Value rowBlock = kb.rem(kb.div(block, kb.index(callBlocks)), kb.index(rowBlocks));
+    Value firstRow = kb.mul(rowBlock, kb.index(kBlockRows));
+    Value firstCallRow = kb.mul(callBlock, kb.index(kBlockCallRows));
+    // A routed expert's rows and column scales start at e·rows, e·columns.
+    Value rowBase = kb.index(0), colBase = kb.index(0);
+    // The block's call rows: count - firstCallRow of them from firstCallRow on,
+    // or a routed expert's listed ones.
+    Value blockRows = kb.sub(count, kb.select(kb.ult(firstCallRow, count), firstCallRow, count));
+    if (expert) {
+      Value e = kb.div(block, kb.index(rowBlocks * callBlocks));
+      rowBase = kb.mul(e, kb.index(rows));
+      colBase = kb.mul(e, kb.index(columns));
+      Value routed = listRoutedRows(kb, expert, e, op.getNumExperts(), count, maxRows,
+                                    firstCallRow, callRowList, threadCounts, workgroupSize);
+      blockRows = kb.sub(routed, kb.select(kb.ult(firstCallRow, routed), firstCallRow, routed));
+    }
+    // The call row at a block position and whether it is one of the block's.
+    auto callRowAt = [&](Value local) -> std::pair<Value, Value> {
+      Value inside = kb.ult(local, kb.min(blockRows, kb.index(kBlockCallRows)));
+      if (!expert)
+        return {kb.min(kb.add(firstCallRow, local), kb.sub(count, kb.index(1))), inside};
+      Value listed = kb.load(callRowList, {kb.min(local, kb.index(kBlockCallRows - 1))});
+      Value row = arith::IndexCastUIOp::create(kb.b, kb.loc, kb.b.getIndexType(), listed);
+      return {kb.select(inside, row, kb.index(0)), inside};
+    };
+    kb.ifThen(kb.ult(kb.index(0), blockRows), [&] {
       auto vec4i = VectorType::get({kQuad}, kb.b.getI32Type());
       Value isLoader = kb.ult(thread, kb.index(loaders));
       // A loader decodes one group of the step for a quad of weight rows.
@@ -155,7 +268,7 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
               SmallVector<Value> words;
               for (int64_t j = 0; j < kQuad; ++j) {
                 Value row = kb.min(kb.add(firstRow, quadRow(loadQuad, j)), kb.index(rows - 1));
-                words.push_back(kb.load(weight, {row, safeGroup}));
+                words.push_back(kb.load(weight, {kb.add(rowBase, row), safeGroup}));
               }
               return words;
             },
@@ -169,10 +282,13 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
           Value column = kb.add(firstColumn, k);
           Value columnInside = kb.ult(column, kb.index(columns));
           Value safeColumn = kb.min(column, kb.index(columns - 1));
+          Value scale = colScale ? kb.load(colScale, {kb.add(colBase, safeColumn)}) : Value();
           for (int64_t i = 0; i < kQuad; ++i) {
-            Value callRow = kb.add(firstCallRow, quadRow(quad, i));
-            Value inside = arith::AndIOp::create(kb.b, kb.loc, kb.ult(callRow, count), columnInside);
-            Value x = kb.load(input, {kb.min(callRow, kb.sub(count, kb.index(1))), safeColumn});
+            auto [callRow, listed] = callRowAt(quadRow(quad, i));
+            Value inside = arith::AndIOp::create(kb.b, kb.loc, listed, columnInside);
+            Value x = kb.load(input, {callRow, safeColumn});
+            if (scale)
+              x = kb.fmul(x, scale);
             raw.push_back(kb.select(inside, x, kb.f32(0.0f)));
           }
         }
@@ -260,16 +376,15 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
       ArrayRef<Value> acc = ArrayRef<Value>(carriedOut).take_front(accumulators);
       for (int64_t i = 0; i < tile; ++i)
         for (int64_t j = 0; j < tile; ++j) {
-          Value callRow =
-              kb.add(firstCallRow, quadRow(tileQuad(callTile, i / kQuad), i % kQuad));
+          auto [callRow, listed] =
+              callRowAt(quadRow(tileQuad(callTile, i / kQuad), i % kQuad));
           Value row = kb.add(firstRow, quadRow(tileQuad(rowTile, j / kQuad), j % kQuad));
-          Value stored = arith::AndIOp::create(kb.b, kb.loc, kb.ult(callRow, count),
-                                               kb.ult(row, kb.index(rows)));
+          Value stored = arith::AndIOp::create(kb.b, kb.loc, listed, kb.ult(row, kb.index(rows)));
           kb.ifThen(stored, [&] {
             Value v = vector::ExtractOp::create(
                 kb.b, kb.loc, acc[i * shape.quadsPerTile + j / kQuad], j % kQuad);
             if (rowScale)
-              v = kb.fmul(v, kb.load(rowScale, {row}));
+              v = kb.fmul(v, kb.load(rowScale, {kb.add(rowBase, row)}));
             if (fold)
               v = kb.fmul(v, kb.load(fold, {row}));
             kb.store(v, out, {callRow, row});

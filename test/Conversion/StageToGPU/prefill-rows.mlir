@@ -15,6 +15,7 @@
 // call rows (68 rows: 2 blocks).
 // CHECK: gpu.launch_func  @kiln_kernels::@layers_0_gdn_qkv_1 blocks in (%c2, %{{.*}}) threads in (%c256{{[_0-9]*}}, %{{.*}})  args(%{{.*}} : memref<68x5xvector<4xi32>>, %{{.*}} : memref<68xf32>, %{{.*}} : memref<4x72xf32>, %{{.*}} : memref<4x68xf32>, %{{.*}} : memref<13xi32>)
 // CHECK: gpu.launch_func  @kiln_kernels::@layers_0_gdn_conv_ring_1 blocks in (%c2{{[_0-9]*}}, %{{.*}}) {{.*}} args(%{{.*}} : memref<4x68xf32>, %{{.*}} : memref<68x4xf32>, %{{.*}} : memref<3x68xf32>, %{{.*}} : memref<4x68xf32>, %{{.*}} : memref<13xi32>)
+// CHECK: gpu.launch_func  @kiln_kernels::@layers_1_moe_experts___gate_1 blocks in (%c8{{[_0-9]*}}, %{{.*}}) threads in (%c256{{[_0-9]*}}, %{{.*}})  args(%{{.*}} : memref<384x5xvector<4xi32>>, %{{.*}} : memref<4x1xi32>,
 
 // CHECK-LABEL: gpu.func @embed_1(
 // CHECK-SAME: %[[P:[a-z0-9]+]]: memref<13xi32>, %[[OUT:[a-z0-9]+]]: memref<4x72xf32>)
@@ -68,3 +69,22 @@
 // CHECK-NOT: memref.load %{{.*}} : memref<3x16x12xf32>
 // CHECK: memref.store %{{[0-9]+}}, %{{.*}}[%block_id_x, %{{.*}}, %{{.*}}] : memref<3x16x12xf32>
 // CHECK: gpu.return
+
+// A routed expert's product (embryo-tiny, q8_2f: 4 experts of 96 rows, so 4 x 2 blocks
+// of weight rows for the call's block of rows): each block counts the call rows routed
+// to its expert (a count a thread in workgroup memory, a barrier, their prefix), lists
+// its block of them, and reads each listed row's activations times the expert's column
+// scale; its weight rows start at the expert's.
+// CHECK-LABEL: gpu.func @layers_1_moe_experts___gate_1(
+// CHECK-SAME: %[[EW:[a-z0-9]+]]: memref<384x5xvector<4xi32>>, %[[ROUTE:[a-z0-9]+]]: memref<4x1xi32>, %{{.*}}: memref<384xf32>, %[[COLS:[a-z0-9]+]]: memref<288xf32>, %[[EIN:[a-z0-9]+]]: memref<4x72xf32>
+// CHECK-SAME: %[[LIST:[a-z0-9]+]] : memref<64xi32, #gpu.address_space<workgroup>>, %[[COUNTS:[a-z0-9]+]] : memref<256xi32, #gpu.address_space<workgroup>>
+// CHECK: memref.load %[[ROUTE]][%{{.*}}, %{{.*}}] : memref<4x1xi32>
+// CHECK: memref.store %{{.*}}, %[[COUNTS]][%{{.*}}] : memref<256xi32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[COUNTS]][%{{.*}}] : memref<256xi32, #gpu.address_space<workgroup>>
+// CHECK: memref.store %{{.*}}, %[[LIST]][%{{.*}}] : memref<64xi32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[EW]][%{{.*}}, %{{.*}}] : memref<384x5xvector<4xi32>>
+// CHECK: memref.load %[[COLS]][%{{.*}}] : memref<288xf32>
+// CHECK: memref.load %[[LIST]][%{{.*}}] : memref<64xi32, #gpu.address_space<workgroup>>
+// CHECK: memref.load %[[EIN]][%{{.*}}, %{{.*}}] : memref<4x72xf32>

@@ -111,9 +111,10 @@ struct StageToGPUOptions {
   /// whose rows are apart.
   int64_t prefillMatMatMinBlocks = 8;
   /// A blocked product's thread tile: 4 (4 weight rows x 4 call rows, 256
-  /// threads a block of 64 x 64) or 8 (8 x 8, 64 threads: two workgroup-memory
-  /// loads a column for 16 multiply-adds, or four for 64).
-  int64_t prefillMatMatTile = 4;
+  /// threads a block of 64 x 64), 8 (8 x 8, 64 threads: four workgroup-memory
+  /// loads a column for 64 multiply-adds instead of two for 16), or 0: 8
+  /// where the product has at least 512 blocks, else 4.
+  int64_t prefillMatMatTile = 0;
   /// A multi-row program's GDN step holds a head's state in registers across
   /// the call's rows (GdnRows.cpp) where a workgroup can; false: the decode
   /// kernel walks the rows in order, the state through memory.
