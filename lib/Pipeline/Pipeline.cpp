@@ -136,10 +136,12 @@ void applyTarget(ModuleOp module, const cost::TargetDesc &desc,
                                      shape(desc.matvecItemShape.q8)};
   options.kernels.maxWorkgroupMemoryBytes = desc.maxSharedMemoryBytes;
   options.kernels.subgroupReduce = desc.subgroupArithmetic;
-  // SPIR-V 1.3 is Vulkan 1.1's, which has subgroup operations.
-  std::string caps = desc.subgroupArithmetic
-                         ? "Shader, GroupNonUniform, GroupNonUniformArithmetic"
-                         : "Shader";
+  // SPIR-V 1.3 is Vulkan 1.1's, which has subgroup operations. A target with
+  // subgroup arithmetic is taken to shuffle too (lavapipe, NVIDIA, AMD, Apple
+  // do); a plan records what each kernel uses and the runtime checks it.
+  std::string caps = desc.subgroupArithmetic ? "Shader, GroupNonUniform, "
+                                               "GroupNonUniformArithmetic, GroupNonUniformShuffle"
+                                             : "Shader";
   std::string text = "#spirv.target_env<#spirv.vce<v1.3, [" + caps +
                      "], [SPV_KHR_storage_buffer_storage_class]>, "
                      "#spirv.resource_limits<>>";

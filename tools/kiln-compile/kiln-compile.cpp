@@ -261,6 +261,13 @@ static cl::opt<bool> prefillGdnHeld(
              "call's rows (default true; false: the decode kernel walks the rows, the state "
              "through memory)"),
     cl::init(true), cl::cat(kilnCategory));
+static cl::opt<bool> prefillGdnShuffleSums(
+    "prefill-gdn-shuffle-sums",
+    cl::desc("tuning: a held @prefill GDN step sums each column's row slices with subgroup "
+             "shuffles, no barrier a row (where the target has subgroup arithmetic; a device "
+             "whose subgroup is narrower than the slices sums through workgroup memory; "
+             "default false)"),
+    cl::init(false), cl::cat(kilnCategory));
 static cl::opt<int64_t> prefillGdnChunkRows(
     "prefill-gdn-chunk-rows",
     cl::desc("tuning: rows of a held GDN step's chunk, whose norms and gated outputs are "
@@ -496,6 +503,7 @@ int main(int argc, char **argv) {
                 std::to_string(prefillMatMatTile));
   pipeline.kernels.prefillMatMatTile = prefillMatMatTile;
   pipeline.kernels.prefillGdnHeld = prefillGdnHeld;
+  pipeline.kernels.prefillGdnShuffleSums = prefillGdnShuffleSums;
   if (prefillGdnChunkRows < 0)
     return fail("--prefill-gdn-chunk-rows must be at least 0, not " +
                 std::to_string(prefillGdnChunkRows));

@@ -86,6 +86,8 @@ def ConvertStageToGPU : Pass<"convert-stage-to-gpu", "::mlir::ModuleOp"> {
            "A multi-row program's GDN step holds a head's state in registers across the call's rows where a workgroup can">,
     Option<"prefillGdnChunkRows", "prefill-gdn-chunk-rows", "int64_t", /*default=*/"0",
            "Rows of a held GDN step's chunk (norms and gated outputs computed in parallel beside the serial part); 0: as many as 32 KiB of workgroup memory (or the target's less) holds">,
+    Option<"prefillGdnShuffleSums", "prefill-gdn-shuffle-sums", "bool", /*default=*/"false",
+           "A held GDN step sums a column's row slices with subgroup shuffles instead of through workgroup memory and a barrier (where the target env has GroupNonUniformShuffle)">,
     Option<"prefillMatMatMinBlocks", "prefill-matmat-min-blocks", "int64_t", /*default=*/"8",
            "A multi-row program's plain mat-vec of at least this many blocks (64 weight rows x 64 call rows) runs as a blocked matrix product of the call's rows; fewer (or 0: none) run a workgroup per call row and item">,
     Option<"headRowsBySubgroup", "head-rows-subgroups", "bool", /*default=*/"true",

@@ -94,17 +94,14 @@ void buildStage(Operation *op, KernelBuilder &kb) {
           [&](auto stageOp) { buildKernel(stageOp, kb); });
 }
 
-/// Whether the target named by the module's spirv.target_env can reduce
-/// across a subgroup.
-bool targetHasSubgroupArithmetic(ModuleOp module) {
+/// Whether the target named by the module's spirv.target_env has `wanted`
+/// (GroupNonUniformArithmetic: it can reduce across a subgroup).
+bool targetHasCapability(ModuleOp module, spirv::Capability wanted) {
   auto env = module->getAttrOfType<spirv::TargetEnvAttr>(
       spirv::getTargetEnvAttrName());
   if (!env)
     return false;
-  for (spirv::Capability cap : env.getCapabilities())
-    if (cap == spirv::Capability::GroupNonUniformArithmetic)
-      return true;
-  return false;
+  return llvm::is_contained(env.getCapabilities(), wanted);
 }
 
 /// A concurrent kernel's layout: its members (stage indices: a stage, or a
@@ -760,6 +757,7 @@ struct ConvertStageToGPUPass
     options.prefillMatMatTile = prefillMatMatTile;
     options.prefillGdnHeld = prefillGdnHeld;
     options.prefillGdnChunkRows = prefillGdnChunkRows;
+    options.prefillGdnShuffleSums = prefillGdnShuffleSums;
     options.matvecSlerpAfterDots = matvecSlerpAfterDots;
     options.q8DecodeByExponent = q8DecodeByExponent;
     options.headRowsBySubgroup = headRowsBySubgroup;
@@ -771,7 +769,10 @@ struct ConvertStageToGPUPass
   void runOnOperation() override {
     StageToGPUOptions options = kernels ? *kernels : fromPassOptions();
     options.subgroupReduce =
-        options.subgroupReduce && targetHasSubgroupArithmetic(getOperation());
+        options.subgroupReduce &&
+        targetHasCapability(getOperation(), spirv::Capability::GroupNonUniformArithmetic);
+    options.subgroupShuffle =
+        targetHasCapability(getOperation(), spirv::Capability::GroupNonUniformShuffle);
     if (failed(convertStagesToGPU(getOperation(), options)))
       signalPassFailure();
   }

@@ -29,7 +29,7 @@ GdnLayout gdnLayout(int64_t dk, int64_t dv, int64_t width) {
   return {lanes, slices, ceilDiv(dk, slices)};
 }
 
-GdnHead gdnHead(stage::GdnStepOp op, KernelBuilder &kb) {
+GdnHead gdnHead(stage::GdnStepOp op, KernelBuilder &kb, bool adjacentSlices) {
   int64_t nv = memrefSize(op.getState(), 0), nk = op.getNumKHeads();
   GdnHead h;
   h.dk = memrefSize(op.getState(), 1);
@@ -43,8 +43,19 @@ GdnHead gdnHead(stage::GdnStepOp op, KernelBuilder &kb) {
   h.kBase = kb.add(kb.index(nk * h.dk), h.qBase);
   h.vBase = kb.add(kb.index(2 * nk * h.dk), kb.mul(h.head, kb.index(h.dv)));
   h.oBase = kb.mul(h.head, kb.index(h.dv));
-  h.lane = kb.rem(h.tid, kb.index(h.layout.lanes));
-  h.slice = kb.div(h.tid, kb.index(h.layout.lanes));
+  h.adjacentSlices = adjacentSlices;
+  if (adjacentSlices) {
+    // Vulkan does not tie a thread's id to its subgroup lane: the layout
+    // follows the subgroup's own numbering, which is a permutation of the
+    // thread ids wherever subgroups are full (widths and subgroup sizes are
+    // powers of two) and keeps a column's slices within one subgroup.
+    Value rank = kb.add(kb.mul(kb.subgroupId(), kb.subgroupSize()), kb.laneId());
+    h.lane = kb.div(rank, kb.index(h.layout.slices));
+    h.slice = kb.rem(rank, kb.index(h.layout.slices));
+  } else {
+    h.lane = kb.rem(h.tid, kb.index(h.layout.lanes));
+    h.slice = kb.div(h.tid, kb.index(h.layout.lanes));
+  }
   return h;
 }
 
@@ -100,13 +111,38 @@ std::pair<Value, Value> decayAndBeta(Value aLog, Value a, Value bGate, KernelBui
 }
 
 Value sumSlicesOnce(const GdnHead &h, Value partials, Value partial, KernelBuilder &kb) {
-  const int64_t lanes = h.layout.lanes;
-  kb.store(partial, partials, {h.tid});
+  const int64_t lanes = h.layout.lanes, slices = h.layout.slices;
+  // Slice s of the thread's column: C lanes apart, or adjacent.
+  Value first = h.adjacentSlices ? kb.mul(h.lane, kb.index(slices)) : h.lane;
+  auto at = [&](int64_t s) {
+    return kb.add(first, kb.index(h.adjacentSlices ? s : s * lanes));
+  };
+  kb.store(partial, partials, {h.adjacentSlices ? kb.add(first, h.slice) : h.tid});
   kb.barrier();
-  Value total = kb.load(partials, {h.lane});
-  for (int64_t s = 1; s < h.layout.slices; ++s)
-    total = kb.fadd(total, kb.load(partials, {kb.add(h.lane, kb.index(s * lanes))}));
+  Value total = kb.load(partials, {h.adjacentSlices ? first : h.lane});
+  for (int64_t s = 1; s < slices; ++s)
+    total = kb.fadd(total, kb.load(partials, {at(s)}));
   return total;
+}
+
+Value sumAdjacentSlices(const GdnHead &h, Value partials, Value partial, KernelBuilder &kb) {
+  const int64_t slices = h.layout.slices;
+  if (slices == 1)
+    return partial;
+  if (!llvm::isPowerOf2_64(slices))
+    return sumSlicesOnce(h, partials, partial, kb);
+  // A subgroup narrower than the slices (a Vulkan device may run 4 lanes, or
+  // vary them by pipeline) sums through workgroup memory; the condition is
+  // uniform, so the fallback's barrier is too.
+  Value narrow = kb.ult(kb.subgroupSize(), kb.index(slices));
+  return kb.ifThenElseValues(
+      narrow, [&]() -> SmallVector<Value> { return {sumSlicesOnce(h, partials, partial, kb)}; },
+      [&]() -> SmallVector<Value> {
+        Value total = partial;
+        for (int64_t mask = slices / 2; mask >= 1; mask /= 2)
+          total = kb.fadd(total, kb.shuffleXor(total, static_cast<int32_t>(mask)));
+        return {total};
+      })[0];
 }
 
 Value sumSlices(const GdnHead &h, Value partials, Value partial, KernelBuilder &kb) {

@@ -23,12 +23,16 @@ struct GdnLayout {
 GdnLayout gdnLayout(int64_t dk, int64_t dv, int64_t width);
 
 /// A workgroup's head (its workgroup id) and where its q, k, v and output lie.
+/// Thread t is column lane t mod C of slice t / C, or, with adjacent slices,
+/// lane t / P of slice t mod P: a column's P slices are neighbouring threads
+/// of one subgroup (where it is at least P wide), summed by shuffles.
 struct GdnHead {
   int64_t dk, dv, width;
   GdnLayout layout;
+  bool adjacentSlices = false;
   mlir::Value head, tid, qBase, kBase, vBase, oBase, lane, slice;
 };
-GdnHead gdnHead(stage::GdnStepOp op, KernelBuilder &kb);
+GdnHead gdnHead(stage::GdnStepOp op, KernelBuilder &kb, bool adjacentSlices = false);
 
 /// The thread's state rows of column `j`, all loaded at once: the row index
 /// (clamped into the state), whether it lies in it (null: always), the cell
@@ -58,6 +62,11 @@ std::pair<mlir::Value, mlir::Value> decayAndBeta(mlir::Value aLog, mlir::Value a
 /// `partials` may not be written again before a barrier (sumSlices adds it).
 mlir::Value sumSlicesOnce(const GdnHead &h, mlir::Value partials, mlir::Value partial,
                           KernelBuilder &kb);
+/// The same for adjacent slices without a barrier: a butterfly of subgroup
+/// shuffles (log2 P of them) where the subgroup is at least P wide, read at
+/// run time; sumSlicesOnce through `partials` where it is narrower.
+mlir::Value sumAdjacentSlices(const GdnHead &h, mlir::Value partials, mlir::Value partial,
+                              KernelBuilder &kb);
 /// The same, ending with a barrier so that `partials` can be written again.
 mlir::Value sumSlices(const GdnHead &h, mlir::Value partials, mlir::Value partial,
                       KernelBuilder &kb);

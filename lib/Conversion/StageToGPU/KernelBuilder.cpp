@@ -547,6 +547,11 @@ SmallVector<Value> KernelBuilder::subgroupSumMany(ValueRange partials) {
   return totals;
 }
 
+Value KernelBuilder::shuffleXor(Value value, int32_t mask) {
+  return spirv::GroupNonUniformShuffleXorOp::create(b, loc, spirv::Scope::Subgroup, value,
+                                                    i32(mask));
+}
+
 std::pair<Value, Value> KernelBuilder::decodeHalves(Value words) {
   // GLSL.std.450 UnpackHalf2x16: one instruction per word (exact, subnormals
   // included, and no Float16 capability needed), where decoding the bits with

@@ -238,6 +238,10 @@ public:
   /// Sums of several f32 over this subgroup alone (no barrier, no workgroup
   /// memory); every lane gets every result. Needs subgroup arithmetic.
   llvm::SmallVector<mlir::Value> subgroupSumMany(mlir::ValueRange partials);
+  /// `value` of the lane whose subgroup id differs from this one's by `mask`
+  /// (an exclusive or: SPIR-V GroupNonUniformShuffleXor). Needs subgroup
+  /// shuffles, and the partner within the subgroup.
+  mlir::Value shuffleXor(mlir::Value value, int32_t mask);
   void barrier();
   /// A workgroup memory buffer of `size` f32 (a workgroup attribution).
   mlir::Value workgroupBuffer(int64_t size);

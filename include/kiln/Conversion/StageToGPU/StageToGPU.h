@@ -123,6 +123,14 @@ struct StageToGPUOptions {
   /// in parallel beside the serial part); 0: as many as 32 KiB of workgroup
   /// memory (or the target's less) holds.
   int64_t prefillGdnChunkRows = 0;
+  /// A held GDN step sums a column's row slices with subgroup shuffles (the
+  /// slices neighbouring threads of one subgroup) instead of through workgroup
+  /// memory behind a barrier, two a row; only where the target has subgroup
+  /// shuffles (subgroupShuffle), and a subgroup narrower than the slices
+  /// falls back to memory at run time.
+  bool prefillGdnShuffleSums = false;
+  /// The target env has GroupNonUniformShuffle (set by the pass).
+  bool subgroupShuffle = false;
   /// A mat-vec that takes Dory's slerp (split_k 1, workgroup items) dots
   /// each row with u = (1 − α)h and w = αo apart and sums the slerp's five
   /// products beside the dots, forming the row totals and the new h after
