@@ -268,6 +268,12 @@ static cl::opt<bool> prefillGdnShuffleSums(
              "whose subgroup is narrower than the slices sums through workgroup memory; "
              "default false)"),
     cl::init(false), cl::cat(kilnCategory));
+static cl::opt<bool> gdnShuffleSums(
+    "gdn-shuffle-sums",
+    cl::desc("tuning: the decode GDN step sums each column's row slices with subgroup "
+             "shuffles instead of through workgroup memory and two barriers a sum (where the "
+             "target has subgroup arithmetic; default false)"),
+    cl::init(false), cl::cat(kilnCategory));
 static cl::opt<int64_t> prefillGdnChunkRows(
     "prefill-gdn-chunk-rows",
     cl::desc("tuning: rows of a held GDN step's chunk, whose norms and gated outputs are "
@@ -504,6 +510,7 @@ int main(int argc, char **argv) {
   pipeline.kernels.prefillMatMatTile = prefillMatMatTile;
   pipeline.kernels.prefillGdnHeld = prefillGdnHeld;
   pipeline.kernels.prefillGdnShuffleSums = prefillGdnShuffleSums;
+  pipeline.kernels.gdnShuffleSums = gdnShuffleSums;
   if (prefillGdnChunkRows < 0)
     return fail("--prefill-gdn-chunk-rows must be at least 0, not " +
                 std::to_string(prefillGdnChunkRows));

@@ -86,6 +86,8 @@ def ConvertStageToGPU : Pass<"convert-stage-to-gpu", "::mlir::ModuleOp"> {
            "A multi-row program's GDN step holds a head's state in registers across the call's rows where a workgroup can">,
     Option<"prefillGdnChunkRows", "prefill-gdn-chunk-rows", "int64_t", /*default=*/"0",
            "Rows of a held GDN step's chunk (norms and gated outputs computed in parallel beside the serial part); 0: as many as 32 KiB of workgroup memory (or the target's less) holds">,
+    Option<"gdnShuffleSums", "gdn-shuffle-sums", "bool", /*default=*/"false",
+           "The decode GDN step sums a column's row slices with subgroup shuffles instead of through workgroup memory and two barriers (where the target env has GroupNonUniformShuffle)">,
     Option<"prefillGdnShuffleSums", "prefill-gdn-shuffle-sums", "bool", /*default=*/"false",
            "A held GDN step sums a column's row slices with subgroup shuffles instead of through workgroup memory and a barrier (where the target env has GroupNonUniformShuffle)">,
     Option<"prefillMatMatMinBlocks", "prefill-matmat-min-blocks", "int64_t", /*default=*/"8",

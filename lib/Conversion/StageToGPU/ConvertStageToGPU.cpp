@@ -758,6 +758,7 @@ struct ConvertStageToGPUPass
     options.prefillGdnHeld = prefillGdnHeld;
     options.prefillGdnChunkRows = prefillGdnChunkRows;
     options.prefillGdnShuffleSums = prefillGdnShuffleSums;
+    options.gdnShuffleSums = gdnShuffleSums;
     options.matvecSlerpAfterDots = matvecSlerpAfterDots;
     options.q8DecodeByExponent = q8DecodeByExponent;
     options.headRowsBySubgroup = headRowsBySubgroup;

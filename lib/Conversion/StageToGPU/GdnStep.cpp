@@ -125,18 +125,23 @@ Value sumSlicesOnce(const GdnHead &h, Value partials, Value partial, KernelBuild
   return total;
 }
 
-Value sumAdjacentSlices(const GdnHead &h, Value partials, Value partial, KernelBuilder &kb) {
+Value sumAdjacentSlices(const GdnHead &h, Value partials, Value partial, KernelBuilder &kb,
+                        bool reusable) {
   const int64_t slices = h.layout.slices;
   if (slices == 1)
     return partial;
   if (!llvm::isPowerOf2_64(slices))
-    return sumSlicesOnce(h, partials, partial, kb);
+    return reusable ? sumSlices(h, partials, partial, kb) : sumSlicesOnce(h, partials, partial, kb);
   // A subgroup narrower than the slices (a Vulkan device may run 4 lanes, or
   // vary them by pipeline) sums through workgroup memory; the condition is
   // uniform, so the fallback's barrier is too.
   Value narrow = kb.ult(kb.subgroupSize(), kb.index(slices));
   return kb.ifThenElseValues(
-      narrow, [&]() -> SmallVector<Value> { return {sumSlicesOnce(h, partials, partial, kb)}; },
+      narrow,
+      [&]() -> SmallVector<Value> {
+        return {reusable ? sumSlices(h, partials, partial, kb)
+                         : sumSlicesOnce(h, partials, partial, kb)};
+      },
       [&]() -> SmallVector<Value> {
         Value total = partial;
         for (int64_t mask = slices / 2; mask >= 1; mask /= 2)
@@ -172,7 +177,8 @@ KernelShape shapeOf(stage::GdnStepOp op, const StageToGPUOptions &o) {
 void buildKernel(stage::GdnStepOp op, KernelBuilder &kb) {
   Value qkv = kb.buffer(op.getQkv()), state = kb.buffer(op.getState());
   Value out = kb.buffer(op.getOut());
-  const GdnHead h = gdnHead(op, kb);
+  const bool shuffled = kb.options().gdnShuffleSums && kb.options().subgroupShuffle;
+  const GdnHead h = gdnHead(op, kb, /*adjacentSlices=*/shuffled);
   const int64_t dk = h.dk, dv = h.dv, lanes = h.layout.lanes, slices = h.layout.slices;
   const int64_t rowsPerThread = h.layout.rowsPerThread;
   // A thread's rows of one column pass, held in registers when few enough.
@@ -205,7 +211,8 @@ void buildKernel(stage::GdnStepOp op, KernelBuilder &kb) {
 
   auto [decay, beta] = decayAndBeta(aLog, a, bGate, kb);
   auto sumSlicesOf = [&](Value partial) {
-    return sumSlices(h, normalised.partials, partial, kb);
+    return shuffled ? sumAdjacentSlices(h, normalised.partials, partial, kb, /*reusable=*/true)
+                    : sumSlices(h, normalised.partials, partial, kb);
   };
   // Column passes are uniform over the workgroup (their barriers need it);
   // a lane past dv computes on a clamped column and stores nothing. Returns

@@ -64,9 +64,10 @@ mlir::Value sumSlicesOnce(const GdnHead &h, mlir::Value partials, mlir::Value pa
                           KernelBuilder &kb);
 /// The same for adjacent slices without a barrier: a butterfly of subgroup
 /// shuffles (log2 P of them) where the subgroup is at least P wide, read at
-/// run time; sumSlicesOnce through `partials` where it is narrower.
+/// run time; sumSlicesOnce through `partials` where it is narrower (and a
+/// barrier after it with `reusable`, so that `partials` can be written again).
 mlir::Value sumAdjacentSlices(const GdnHead &h, mlir::Value partials, mlir::Value partial,
-                              KernelBuilder &kb);
+                              KernelBuilder &kb, bool reusable = false);
 /// The same, ending with a barrier so that `partials` can be written again.
 mlir::Value sumSlices(const GdnHead &h, mlir::Value partials, mlir::Value partial,
                       KernelBuilder &kb);

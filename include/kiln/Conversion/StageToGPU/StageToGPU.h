@@ -129,6 +129,9 @@ struct StageToGPUOptions {
   /// shuffles (subgroupShuffle), and a subgroup narrower than the slices
   /// falls back to memory at run time.
   bool prefillGdnShuffleSums = false;
+  /// The same for the decode GDN step (GdnStep.cpp): two barriers fewer a
+  /// column pass.
+  bool gdnShuffleSums = false;
   /// The target env has GroupNonUniformShuffle (set by the pass).
   bool subgroupShuffle = false;
   /// A mat-vec that takes Dory's slerp (split_k 1, workgroup items) dots
