@@ -2,7 +2,7 @@
 # Prepares one device call that measures the multi-row @prefill (issue 14): embryo-1b's
 # prompt throughput (kiln-bench pp2048) without @prefill (D: a prompt row a call) against
 # --prefill-rows R with the blocked matrix product and the held GDN state (T: R = 64,
-# 128, 256, 512; f16, and q8_2f at 256), at 256 rows without the product (A) and without
+# 128, 256, 512, 1,024; f16, and q8_2f at 256), at 256 rows without the product (A) and without
 # the held state (M); OLD_PLANS=DIR adds plans built before a change; and the parity of
 # the tiny prefill plans against the reference (a 45-token prompt, rows 8, every mat-vec
 # a blocked product, the GDN state held in chunks of 3 rows). VARIANTS and TINY_FLAGS:
@@ -31,14 +31,16 @@ for f in f16 q8_2f; do
   compile --weight-format $f --prefill-rows 0 -o "$dir/plans/$f.D.kplan"
   compile --weight-format $f --prefill-rows 256 "${together[@]}" -o "$dir/plans/$f.T256.kplan"
 done
-for r in 64 128 512; do
+for r in 64 128 512 1024; do
   compile --weight-format f16 --prefill-rows $r "${together[@]}" -o "$dir/plans/f16.T$r.kplan"
 done
 compile --weight-format f16 --prefill-rows 256 --prefill-matmat-min-blocks 0 -o "$dir/plans/f16.A256.kplan"
 compile --weight-format f16 --prefill-rows 256 "${together[@]}" --prefill-gdn-held=false \
   -o "$dir/plans/f16.M256.kplan"
 # VARIANTS="NAME=FLAGS;..." adds f16 and q8_2f plans NAME at 512 rows with FLAGS (e.g.
-# "t8=--prefill-matmat-tile 8"); TINY_FLAGS are added to the tiny parity plans.
+# "t8=--prefill-matmat-tile 8"); TINY_FLAGS are added to the tiny parity plans;
+# DECODE_AB="FLAGS" adds decode-only plans (no @prefill) without and with FLAGS, f16 and
+# q8_2f, which prefill-run.sh compares with kiln-bench tg128 (e.g. "--gdn-shuffle-sums").
 IFS=';' read -ra variants <<< "${VARIANTS:-}"
 for v in "${variants[@]}"; do
   name=${v%%=*}; read -ra flags <<< "${v#*=}"
@@ -48,6 +50,14 @@ for v in "${variants[@]}"; do
   done
 done
 compile --weight-format q8_2f --prefill-rows 512 "${together[@]}" -o "$dir/plans/q8_2f.T512.kplan"
+if [ -n "${DECODE_AB:-}" ]; then
+  read -ra decode_flags <<< "$DECODE_AB"
+  mkdir -p "$dir/dec"
+  for f in f16 q8_2f; do
+    compile --weight-format $f --prefill-rows 0 -o "$dir/dec/$f.base.kplan"
+    compile --weight-format $f --prefill-rows 0 "${decode_flags[@]}" -o "$dir/dec/$f.alt.kplan"
+  done
+fi
 read -ra tiny_flags <<< "${TINY_FLAGS:-}"
 # shellcheck source=tiny-set.sh
 source "$here/tiny-set.sh"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs what prefill-prep.sh prepared, on the GPU machine:   bash DIR/prefill-run.sh OUT
-# (PROFILE_FORMATS="f16" profiles one format only, PROFILE_PLAN=T512 another plan than T256;
-# a plan removed from DIR/plans is skipped).
+# (PROFILE_FORMATS="f16" profiles one format only, PROFILE_PLAN=T512 another plan than T256,
+# PROFILE_FORMATS=none none; a plan removed from DIR/plans is skipped). With DECODE_AB's
+# plans it also writes OUT/decode.txt.
 set -uo pipefail
 out=${1:?OUT}; here=$(cd "$(dirname "$0")" && pwd); b=$here/bin; t0=$(date +%s)
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,driver_version --format=csv > "$out/gpu.txt" 2>&1
@@ -24,9 +25,22 @@ done
 # 2,048 rows.
 long=$(python3 -c "print(','.join(str((i * 37 + 5) % 32000) for i in range(2048)))")
 for f in ${PROFILE_FORMATS:-f16 q8_2f}; do
+  [ "$f" = none ] && continue
   "$b/kiln-synth" --config "$here/cfg/embryo-1b.json" --format "$f" --quiet -o /tmp/w.st > /dev/null
   timeout 120 "$b/kiln-run" "$here/plans/$f.${PROFILE_PLAN:-T256}.kplan" --weights /tmp/w.st --prompt "$long" \
     --max-new 1 --profile-prefill --stats --quiet > "$out/profile.$f.txt" 2>&1
 done
+# DECODE_AB's plans: tg128 of base and alt, then in the reverse order (drift shows).
+if [ -d "$here/dec" ]; then
+  for f in f16 q8_2f; do
+    "$b/kiln-synth" --config "$here/cfg/embryo-1b.json" --format "$f" --quiet -o /tmp/w.st > /dev/null
+    for order in "base alt" "alt base"; do
+      read -r first second <<< "$order"
+      echo "== $f $order" >> "$out/decode.txt"
+      timeout 120 "$b/kiln-bench" "$here/dec/$f.$first.kplan" "$here/dec/$f.$second.kplan" \
+        --weights /tmp/w.st -p 0 -n 128 -r 5 2>&1 | grep -E "tg128|rror" >> "$out/decode.txt"
+    done
+  done
+fi
 rm -f /tmp/w.st
 echo "done [$(( $(date +%s) - t0 )) s]" >> "$out/pp.txt"
