@@ -45,7 +45,11 @@ EMBRYO_SWITCHES = [["--prefill-rows", "5"], ["--prefill-rows", "40"],
                    ["--prefill-rows", "2", "--prefill-matmat-min-blocks", "0",
                     "--prefill-gdn-held=false"],
                    ["--prefill-rows", "5", "--prefill-matmat-min-blocks", "1",
-                    "--prefill-gdn-chunk-rows", "2"]]
+                    "--prefill-gdn-chunk-rows", "2"],
+                   ["--prefill-rows", "11", "--prefill-matmat-min-blocks", "1",
+                    "--prefill-matmat-tile", "8"],
+                   ["--gdn-shuffle-sums", "--prefill-rows", "4", "--prefill-gdn-shuffle-sums",
+                    "--prefill-gdn-chunk-rows", "3"]]
 
 
 def dory(rng, config):
