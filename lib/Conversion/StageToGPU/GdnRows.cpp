@@ -75,10 +75,6 @@ void buildGdnRows(stage::GdnStepOp op, Value count, int64_t maxRows, KernelBuild
   const StageToGPUOptions &o = kb.options();
   const bool shuffled = o.prefillGdnShuffleSums && o.subgroupShuffle;
   const GdnHead h = gdnHead(op, kb, /*adjacentSlices=*/shuffled);
-  auto sumOverSlices = [&](Value sums, Value partial) {
-    return shuffled ? sumAdjacentSlices(h, sums, partial, kb)
-                    : sumSlicesOnce(h, sums, partial, kb);
-  };
   const int64_t dk = h.dk, dv = h.dv, width = h.width;
   const int64_t chunk = chunkRows(dv, width, maxRows, o);
   Value head = h.head;
@@ -151,7 +147,7 @@ void buildGdnRows(stage::GdnStepOp op, Value count, int64_t maxRows, KernelBuild
                 kvTerms.push_back(kb.fmul(state[index], keys[index]));
               Value rowInvK = kb.load(invK, {r});
               Value decay = kb.load(decays, {r});
-              Value kv = kb.fmul(sumOverSlices(kvSums, kb.sum(kvTerms)), rowInvK);
+              Value kv = kb.fmul(sumSlicesOnce(h, kvSums, kb.sum(kvTerms), kb), rowInvK);
               Value delta = kb.fmul(kb.load(betas, {r}), kb.fsub(v, kb.fmul(decay, kv)));
               Value scaledDelta = kb.fmul(rowInvK, delta);
               SmallVector<Value> updated, oTerms;
@@ -164,7 +160,7 @@ void buildGdnRows(stage::GdnStepOp op, Value count, int64_t maxRows, KernelBuild
                 updated.push_back(cellNext);
                 oTerms.push_back(kb.fmul(cellNext, queries[index]));
               }
-              Value o = kb.fmul(sumOverSlices(oSums, kb.sum(oTerms)), kb.load(invQ, {r}));
+              Value o = kb.fmul(sumSlicesOnce(h, oSums, kb.sum(oTerms), kb), kb.load(invQ, {r}));
               Value owner = arith::AndIOp::create(kb.b, kb.loc, valid,
                                                   kb.ult(h.slice, kb.index(1)));
               kb.ifThen(owner, [&] {

@@ -110,9 +110,13 @@ std::pair<Value, Value> decayAndBeta(Value aLog, Value a, Value bGate, KernelBui
   return {decay, kb.sigmoid(bGate)};
 }
 
-Value sumSlicesOnce(const GdnHead &h, Value partials, Value partial, KernelBuilder &kb) {
+namespace {
+
+/// Σ over the slices through `partials`: each thread stores its partial, a
+/// barrier, then every thread adds its column's slices (C lanes apart, or
+/// adjacent).
+Value sumThroughMemory(const GdnHead &h, Value partials, Value partial, KernelBuilder &kb) {
   const int64_t lanes = h.layout.lanes, slices = h.layout.slices;
-  // Slice s of the thread's column: C lanes apart, or adjacent.
   Value first = h.adjacentSlices ? kb.mul(h.lane, kb.index(slices)) : h.lane;
   auto at = [&](int64_t s) {
     return kb.add(first, kb.index(h.adjacentSlices ? s : s * lanes));
@@ -125,23 +129,27 @@ Value sumSlicesOnce(const GdnHead &h, Value partials, Value partial, KernelBuild
   return total;
 }
 
-Value sumAdjacentSlices(const GdnHead &h, Value partials, Value partial, KernelBuilder &kb,
-                        bool reusable) {
+/// sumSlicesOnce, and with `reusable` a barrier after a sum through memory.
+/// Adjacent slices are summed by a butterfly of subgroup shuffles (log2 P)
+/// where the subgroup is at least P wide, read at run time: a Vulkan device may
+/// run 4 lanes, or vary them by pipeline. The condition is uniform, so the
+/// memory fallback's barriers are too.
+Value sumOverSlices(const GdnHead &h, Value partials, Value partial, KernelBuilder &kb,
+                    bool reusable) {
+  auto throughMemory = [&] {
+    Value total = sumThroughMemory(h, partials, partial, kb);
+    if (reusable)
+      kb.barrier();
+    return total;
+  };
   const int64_t slices = h.layout.slices;
+  if (!h.adjacentSlices || !llvm::isPowerOf2_64(slices))
+    return throughMemory();
   if (slices == 1)
     return partial;
-  if (!llvm::isPowerOf2_64(slices))
-    return reusable ? sumSlices(h, partials, partial, kb) : sumSlicesOnce(h, partials, partial, kb);
-  // A subgroup narrower than the slices (a Vulkan device may run 4 lanes, or
-  // vary them by pipeline) sums through workgroup memory; the condition is
-  // uniform, so the fallback's barrier is too.
   Value narrow = kb.ult(kb.subgroupSize(), kb.index(slices));
   return kb.ifThenElseValues(
-      narrow,
-      [&]() -> SmallVector<Value> {
-        return {reusable ? sumSlices(h, partials, partial, kb)
-                         : sumSlicesOnce(h, partials, partial, kb)};
-      },
+      narrow, [&]() -> SmallVector<Value> { return {throughMemory()}; },
       [&]() -> SmallVector<Value> {
         Value total = partial;
         for (int64_t mask = slices / 2; mask >= 1; mask /= 2)
@@ -150,10 +158,14 @@ Value sumAdjacentSlices(const GdnHead &h, Value partials, Value partial, KernelB
       })[0];
 }
 
+} // namespace
+
+Value sumSlicesOnce(const GdnHead &h, Value partials, Value partial, KernelBuilder &kb) {
+  return sumOverSlices(h, partials, partial, kb, /*reusable=*/false);
+}
+
 Value sumSlices(const GdnHead &h, Value partials, Value partial, KernelBuilder &kb) {
-  Value total = sumSlicesOnce(h, partials, partial, kb);
-  kb.barrier();
-  return total;
+  return sumOverSlices(h, partials, partial, kb, /*reusable=*/true);
 }
 
 Value gatedNormInverse(stage::GdnStepOp op, Value squares, int64_t dv, KernelBuilder &kb) {
@@ -211,8 +223,7 @@ void buildKernel(stage::GdnStepOp op, KernelBuilder &kb) {
 
   auto [decay, beta] = decayAndBeta(aLog, a, bGate, kb);
   auto sumSlicesOf = [&](Value partial) {
-    return shuffled ? sumAdjacentSlices(h, normalised.partials, partial, kb, /*reusable=*/true)
-                    : sumSlices(h, normalised.partials, partial, kb);
+    return sumSlices(h, normalised.partials, partial, kb);
   };
   // Column passes are uniform over the workgroup (their barriers need it);
   // a lane past dv computes on a clamped column and stores nothing. Returns

@@ -59,16 +59,14 @@ std::pair<mlir::Value, mlir::Value> decayAndBeta(mlir::Value aLog, mlir::Value a
                                                  mlir::Value bGate, KernelBuilder &kb);
 
 /// Σ over the slices of column lane `lane`'s partials; every thread gets it.
-/// `partials` may not be written again before a barrier (sumSlices adds it).
+/// Through `partials` and a barrier, which may not be written again before
+/// another barrier (sumSlices adds it); adjacent slices by subgroup shuffles
+/// and no barrier, or through `partials` where the subgroup is narrower than
+/// the slices (read at run time).
 mlir::Value sumSlicesOnce(const GdnHead &h, mlir::Value partials, mlir::Value partial,
                           KernelBuilder &kb);
-/// The same for adjacent slices without a barrier: a butterfly of subgroup
-/// shuffles (log2 P of them) where the subgroup is at least P wide, read at
-/// run time; sumSlicesOnce through `partials` where it is narrower (and a
-/// barrier after it with `reusable`, so that `partials` can be written again).
-mlir::Value sumAdjacentSlices(const GdnHead &h, mlir::Value partials, mlir::Value partial,
-                              KernelBuilder &kb, bool reusable = false);
-/// The same, ending with a barrier so that `partials` can be written again.
+/// The same, ending with a barrier (after a sum through `partials`) so that
+/// `partials` can be written again.
 mlir::Value sumSlices(const GdnHead &h, mlir::Value partials, mlir::Value partial,
                       KernelBuilder &kb);
 

@@ -328,6 +328,9 @@ constexpr int64_t kMatVecLoadsInFlight = 8;
 /// Whether mat-vec items go to subgroups (StageToGPUOptions::
 /// matvecSubgroupItems, where the target has subgroup arithmetic).
 bool subgroupItems(const StageToGPUOptions &o);
+/// The expert a routed mat-vec takes from stage.router's i32 `word`, clamped
+/// to the last of `experts` so that a stray word stays in bounds.
+mlir::Value routedExpert(KernelBuilder &kb, mlir::Value word, int64_t experts);
 /// Threads of a mat-vec workgroup whose subgroups take items (at most the
 /// reduce workgroup size).
 constexpr int64_t kSubgroupItemsWorkgroupSize = 128;

@@ -105,9 +105,13 @@ KernelShape shapeOfRowsTogether(stage::MatVecOp op, int64_t maxRows, const Stage
           std::min(blocksOf(op, maxRows), kMaxGridWorkgroups)};
 }
 
+/// An i32 of workgroup memory (a listed call row, a count) as an index.
+static Value asIndex(KernelBuilder &kb, Value i32) {
+  return arith::IndexCastUIOp::create(kb.b, kb.loc, kb.b.getIndexType(), i32);
+}
+
 /// RoutedRows: the call rows (< count, of at most maxRows) routed to expert
-/// `e` (the router's word a row, clamped to the last of `experts` as the
-/// decode kernel does), in row order; those of ranks firstCallRow .. +63 go
+/// `e` (the router's word a row: routedExpert), in row order; those of ranks firstCallRow .. +63 go
 /// to `list`. Each thread counts a run of rows, the counts' prefix gives its
 /// ranks. Returns how many rows the expert has (the same in every thread).
 static Value listRoutedRows(KernelBuilder &kb, Value expert, Value e, int64_t experts, Value count,
@@ -119,17 +123,13 @@ static Value listRoutedRows(KernelBuilder &kb, Value expert, Value e, int64_t ex
   auto isRouted = [&](int64_t i) {
     Value row = kb.add(first, kb.index(i));
     Value word = kb.load(expert, {kb.min(row, kb.index(maxRows - 1)), kb.index(0)});
-    Value chosen = kb.min(arith::IndexCastUIOp::create(kb.b, kb.loc, kb.b.getIndexType(), word),
-                          kb.index(experts - 1));
+    Value chosen = routedExpert(kb, word, experts);
     return arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, count),
                                  arith::CmpIOp::create(kb.b, kb.loc, arith::CmpIPredicate::eq,
                                                        chosen, e));
   };
   auto asI32 = [&](Value index) {
     return arith::IndexCastOp::create(kb.b, kb.loc, kb.b.getI32Type(), index);
-  };
-  auto asIndex = [&](Value i32) {
-    return arith::IndexCastUIOp::create(kb.b, kb.loc, kb.b.getIndexType(), i32);
   };
   SmallVector<Value> routed;
   Value own = kb.index(0);
@@ -144,7 +144,7 @@ static Value listRoutedRows(KernelBuilder &kb, Value expert, Value e, int64_t ex
   SmallVector<Value> sums = kb.forLoop(
       kb.index(0), kb.index(workgroupSize), kb.index(1), {kb.index(0), kb.index(0)},
       [&](Value t, ValueRange carried) -> SmallVector<Value> {
-        Value c = asIndex(kb.load(threadCounts, {t}));
+        Value c = asIndex(kb, kb.load(threadCounts, {t}));
         return {kb.add(carried[0], kb.select(kb.ult(t, thread), c, kb.index(0))),
                 kb.add(carried[1], c)};
       });
@@ -169,8 +169,7 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
   const int64_t stepGroups = kStepColumns / groupColumns;
   const int64_t callBlocks = ceilDiv(maxRows, kBlockCallRows);
   const int64_t rowBlocks = ceilDiv(rows, kBlockRows);
-  const int64_t experts = std::max<int64_t>(op.getNumExperts(), 1);
-  const int64_t blocks = experts * rowBlocks * callBlocks;
+  const int64_t blocks = blocksOf(op, maxRows);
   Value weight = kb.buffer(op.getWeight()), input = kb.buffer(op.getInput());
   Value out = kb.buffer(op.getOut());
   Value rowScale = op.getRowScale() ? kb.buffer(op.getRowScale()) : Value();
@@ -229,7 +228,7 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
       if (!expert)
         return {kb.min(kb.add(firstCallRow, local), kb.sub(count, kb.index(1))), inside};
       Value listed = kb.load(callRowList, {kb.min(local, kb.index(kBlockCallRows - 1))});
-      Value row = arith::IndexCastUIOp::create(kb.b, kb.loc, kb.b.getIndexType(), listed);
+      Value row = asIndex(kb, listed);
       return {kb.select(inside, row, kb.index(0)), inside};
     };
     kb.ifThen(kb.ult(kb.index(0), blockRows), [&] {

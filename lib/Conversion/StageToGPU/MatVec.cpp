@@ -192,6 +192,11 @@ SmallVector<Value> stridedRowDots(KernelBuilder &kb, stage::MatrixFormat format,
   return dots;
 }
 
+Value routedExpert(KernelBuilder &kb, Value word, int64_t experts) {
+  return kb.min(arith::IndexCastUIOp::create(kb.b, kb.loc, kb.b.getIndexType(), word),
+                kb.index(experts - 1));
+}
+
 bool subgroupItems(const StageToGPUOptions &o) {
   return o.matvecSubgroupItems && o.subgroupReduce;
 }
@@ -285,13 +290,10 @@ public:
         storeHidden(kb.buffer(op.getHiddenOut()), kb.ult(workgroup, kb.index(1)));
       }
     }
-    // A routed expert (stage.router's word, clamped to the last candidate so
-    // a stray word stays in bounds): its rows and scales start at e·R, e·C.
+    // A routed expert (routedExpert): its rows and scales start at e·R, e·C.
     if (op.getExpert()) {
       Value word = kb.load(kb.buffer(op.getExpert()), {kb.index(0)});
-      Value e = kb.min(arith::IndexCastUIOp::create(kb.b,
-                           kb.loc, kb.b.getIndexType(), word),
-                       kb.index(op.getNumExperts() - 1));
+      Value e = routedExpert(kb, word, op.getNumExperts());
       rowBase = kb.mul(e, kb.index(rows));
       colBase = kb.mul(e, kb.index(op.getColumns()));
     }
