@@ -128,11 +128,11 @@ Value Lowering::freshScratch(ArrayRef<int64_t> shape, StringRef name) {
   return addArgument(f32Buffer(shape), {BufferKind::Scratch, name.str(), {}});
 }
 
-Value Lowering::scoresBuffer(Value query, Value ring, Value sinks) {
+Value Lowering::scoresBuffer(Value query, Value ring, Value sinks, int64_t widestWindow) {
   auto ringType = cast<MemRefType>(ring.getType());
   int64_t hd = ringType.getDimSize(2);
   int64_t heads = cast<MemRefType>(query.getType()).getNumElements() / hd;
-  int64_t keys = ringType.getDimSize(1) +
+  int64_t keys = std::min(widestWindow, ringType.getDimSize(1)) +
                  (sinks ? cast<MemRefType>(sinks.getType()).getDimSize(1) : 0);
   return freshScratch({heads, keys}, "plane.attention.scores");
 }

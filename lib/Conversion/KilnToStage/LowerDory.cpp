@@ -75,9 +75,9 @@ LogicalResult Lowering::lowerWindowAttention(kg::WindowAttentionOp op) {
     // the ring; a window shorter than the ring is a group window.
     Value out = bufferOf(op.getResult());
     Value fold = singleFold(op.getResult());
-    Value scores = scoresBuffer(q, kRing, sinkK);
-    DenseI64ArrayAttr windows;
     int64_t window = static_cast<int64_t>(op.getWindow());
+    Value scores = scoresBuffer(q, kRing, sinkK, window);
+    DenseI64ArrayAttr windows;
     if (window < ringType.getCapacity())
       windows = DenseI64ArrayAttr::get(
           op.getContext(), SmallVector<int64_t>(ringType.getKvHeads(), window));
@@ -103,7 +103,7 @@ LogicalResult Lowering::lowerWindowAttention(kg::WindowAttentionOp op) {
   Value s = tensorWeight(sg.getName(), cast<RankedTensorType>(sg.getType()));
   Value out = bufferOf(gate.getResult());
   Value fold = singleFold(gate.getResult());
-  Value scores = scoresBuffer(q, kRing, sinkK);
+  Value scores = scoresBuffer(q, kRing, sinkK, static_cast<int64_t>(op.getWindow()));
   {
     OpBuilder b = dispatch(ring + ".scores");
     stage::KeyScoresOp::create(b, op.getLoc(), q, Value(), kRing, sinkK, params_,

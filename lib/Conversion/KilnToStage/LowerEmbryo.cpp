@@ -136,7 +136,6 @@ LogicalResult Lowering::lowerRingAttention(kg::RingAttentionOp op) {
   Value qRot = bufferOf(op.getQuery()), qPlain = bufferOf(op.getQueryRaw());
   Value out = bufferOf(op.getResult());
   Value fold = singleFold(op.getResult());
-  Value scores = scoresBuffer(qRot, kRing, sinkK);
   int64_t hd = ringType.getHeadDim();
   // A ring holding more keys than the window (rows written ahead, above)
   // names each group's window.
@@ -144,6 +143,8 @@ LogicalResult Lowering::lowerRingAttention(kg::RingAttentionOp op) {
   if (!windows && ringCapacity(ringType) != ringType.getCapacity())
     windows = DenseI64ArrayAttr::get(
         op.getContext(), SmallVector<int64_t>(ringType.getKvHeads(), ringType.getCapacity()));
+  int64_t widest = windows ? *llvm::max_element(windows.asArrayRef()) : ringType.getCapacity();
+  Value scores = scoresBuffer(qRot, kRing, sinkK, widest);
   {
     OpBuilder b = dispatch(ring + ".scores");
     stage::KeyScoresOp::create(b, op.getLoc(), qRot, sinkK ? qPlain : Value(), kRing,

@@ -99,8 +99,11 @@ private:
   void alias(mlir::Value activation, mlir::Value buffer);
   mlir::Value freshScratch(llvm::ArrayRef<int64_t> shape, llvm::StringRef name);
   /// The scores buffer a stage.key_scores fills for its attention stage:
-  /// [query heads, sinks + ring rows].
-  mlir::Value scoresBuffer(mlir::Value query, mlir::Value ring, mlir::Value sinks);
+  /// [query heads, sinks + the widest window]. The walk reads at most a window
+  /// of keys, so a ring holding more (@prefill's rows written ahead) does not
+  /// widen it.
+  mlir::Value scoresBuffer(mlir::Value query, mlir::Value ring, mlir::Value sinks,
+                           int64_t widestWindow);
 
   //===--- Column fields (ColumnFields.cpp) -------------------------------===//
   /// The column scale buffers of the q8_2f matrices that read `activation`

@@ -10,6 +10,7 @@
 #include "BufferRules.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
 using namespace kiln::stage;
@@ -85,6 +86,8 @@ LogicalResult KeyScoresOp::verify() {
 
 int64_t AttentionOp::getMaxKeys() {
   int64_t sinks = getSinkV() ? dim(getSinkV(), 1) : 0;
+  if (auto windows = getGroupWindows(); windows && !windows->empty())
+    return sinks + *llvm::max_element(*windows);
   return sinks + dim(getVRing(), 1);
 }
 

@@ -500,7 +500,8 @@ def Stage_AttentionOp : Stage_Op<"attention", [AttrSizedOperandSegments]> {
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// The largest number of keys one head can see: sinks plus the ring.
+    /// The largest number of keys one head can see: sinks plus the widest
+    /// group window, else plus the ring.
     int64_t getMaxKeys();
     static constexpr int64_t kMaxKeys = 4096;
   }];
