@@ -8,6 +8,8 @@
 #include <cstring>
 #include <memory>
 
+#include <vulkan/vulkan_core.h>
+
 namespace {
 
 kiln::rt::DeviceLimits typicalLimits() {
@@ -28,6 +30,9 @@ kiln::rt::DeviceLimits typicalLimits() {
   limits.subgroupSize = 32;
   limits.minSubgroupSize = 32;
   limits.maxSubgroupSize = 32;
+  limits.apiVersion = VK_API_VERSION_1_3;
+  limits.shaderFloat16 = true;
+  limits.cooperativeMatrixNV = true;
   return limits;
 }
 

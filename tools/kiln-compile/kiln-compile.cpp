@@ -255,6 +255,13 @@ static cl::opt<int64_t> prefillMatMatTile(
              "rows, 256 threads a block), 8 (8 x 8, 64 threads) or 0 (8 where the product has "
              "at least 512 blocks, else 4; default 0)"),
     cl::value_desc("N"), cl::init(0), cl::cat(kilnCategory));
+static cl::opt<bool> prefillMatMatCooperative(
+    "prefill-matmat-cooperative",
+    cl::desc("tuning: a @prefill blocked product (not a routed expert's) runs on the GPU's "
+             "matrix units (cooperative matrices: f16 weights, the activations as two f16 "
+             "halves, f32 sums); the plan then needs VK_NV_cooperative_matrix, Vulkan 1.3 and "
+             "32-lane subgroups (NVIDIA), and is refused elsewhere (default false)"),
+    cl::init(false), cl::cat(kilnCategory));
 static cl::opt<bool> prefillGdnHeld(
     "prefill-gdn-held",
     cl::desc("tuning: a @prefill GDN step holds each head's state in registers across the "
@@ -508,6 +515,7 @@ int main(int argc, char **argv) {
     return fail("--prefill-matmat-tile must be 0, 4 or 8, not " +
                 std::to_string(prefillMatMatTile));
   pipeline.kernels.prefillMatMatTile = prefillMatMatTile;
+  pipeline.kernels.prefillMatMatCooperative = prefillMatMatCooperative;
   pipeline.kernels.prefillGdnHeld = prefillGdnHeld;
   pipeline.kernels.prefillGdnShuffleSums = prefillGdnShuffleSums;
   pipeline.kernels.gdnShuffleSums = gdnShuffleSums;

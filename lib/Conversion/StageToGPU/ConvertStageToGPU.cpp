@@ -755,6 +755,7 @@ struct ConvertStageToGPUPass
     options.matvecStageInput = matvecStageInput;
     options.prefillMatMatMinBlocks = prefillMatMatMinBlocks;
     options.prefillMatMatTile = prefillMatMatTile;
+    options.prefillMatMatCooperative = prefillMatMatCooperative;
     options.prefillGdnHeld = prefillGdnHeld;
     options.prefillGdnChunkRows = prefillGdnChunkRows;
     options.prefillGdnShuffleSums = prefillGdnShuffleSums;

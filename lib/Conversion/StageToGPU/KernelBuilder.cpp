@@ -2,6 +2,7 @@
 #include "KernelBuilder.h"
 
 #include "kiln/Dialect/Stage/IR/StageModule.h"
+#include "kiln/Target/SPIRV/SPIRVEmitter.h"
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
@@ -421,6 +422,12 @@ Value KernelBuilder::strided(Value count, Value init,
 }
 
 void KernelBuilder::barrier() { gpu::BarrierOp::create(b, loc); }
+
+void KernelBuilder::requireSubgroupSize(int64_t size, bool cooperativeMatrices) {
+  func->setAttr(kRequiredSubgroupSizeAttr, b.getI32IntegerAttr(static_cast<int32_t>(size)));
+  if (cooperativeMatrices)
+    func->setAttr(kCooperativeMatrixAttr, b.getUnitAttr());
+}
 
 Value KernelBuilder::workgroupBuffer(int64_t size) {
   return workgroupBuffer(size, b.getF32Type());

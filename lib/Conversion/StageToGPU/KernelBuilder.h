@@ -243,6 +243,10 @@ public:
   /// shuffles, and the partner within the subgroup.
   mlir::Value shuffleXor(mlir::Value value, int32_t mask);
   void barrier();
+  /// The kernel is only correct with subgroups of `size` lanes (the plan's
+  /// required_subgroup_size); with `cooperativeMatrices` it also uses
+  /// gpu.subgroup_mma_* (the emitter lowers it for them: SPIRVEmitter.h).
+  void requireSubgroupSize(int64_t size, bool cooperativeMatrices);
   /// A workgroup memory buffer of `size` f32 (a workgroup attribution).
   mlir::Value workgroupBuffer(int64_t size);
   /// `size` elements of `element` (a vector type: one load or store a vector).

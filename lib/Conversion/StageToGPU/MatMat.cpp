@@ -101,6 +101,8 @@ bool runsRowsTogether(stage::MatVecOp op, int64_t maxRows, const StageToGPUOptio
 }
 
 KernelShape shapeOfRowsTogether(stage::MatVecOp op, int64_t maxRows, const StageToGPUOptions &o) {
+  if (runsCooperatively(op, maxRows, o))
+    return shapeOfCooperative(op, maxRows);
   return {tileShapeOf(op, maxRows, o).workgroupSize,
           std::min(blocksOf(op, maxRows), kMaxGridWorkgroups)};
 }
@@ -162,6 +164,8 @@ static Value listRoutedRows(KernelBuilder &kb, Value expert, Value e, int64_t ex
 }
 
 void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelBuilder &kb) {
+  if (runsCooperatively(op, maxRows, kb.options()))
+    return buildCooperativeRows(op, count, maxRows, kb);
   const bool q8 = op.getFormat() == stage::MatrixFormat::q8_2f;
   const int64_t rows = op.getRows(), columns = op.getColumns();
   const int64_t groups = memrefSize(op.getWeight(), 1);

@@ -47,6 +47,14 @@ KernelShape shapeOfRowsTogether(stage::MatVecOp op, int64_t maxRows,
 void buildRowsTogether(stage::MatVecOp op, mlir::Value count, int64_t maxRows,
                        KernelBuilder &kb);
 
+/// Whether such a product runs on cooperative matrices (gpu.subgroup_mma_*;
+/// StageToGPUOptions::prefillMatMatCooperative, not a routed expert), its
+/// kernel's shape and its body (CooperativeMatMat.cpp).
+bool runsCooperatively(stage::MatVecOp op, int64_t maxRows, const StageToGPUOptions &options);
+KernelShape shapeOfCooperative(stage::MatVecOp op, int64_t maxRows);
+void buildCooperativeRows(stage::MatVecOp op, mlir::Value count, int64_t maxRows,
+                          KernelBuilder &kb);
+
 /// The workgroup width at which a GDN step holds a head's state in registers
 /// across the call's rows of at most `maxRows` (GdnRows.cpp); 0 where none up
 /// to the target's widest does (its rows then run in order, the state through

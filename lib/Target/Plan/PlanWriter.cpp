@@ -800,7 +800,7 @@ FailureOr<std::vector<uint8_t>> PlanWriter::serialize() {
     kernels.push_back(plan::CreateKernelDirect(
         fbb, k.name.c_str(), options_.embedSPIRV ? &binary.words : nullptr,
         options_.embedMSL ? msl.c_str() : nullptr, k.symbol.c_str(), &workgroup, &threadgroup,
-        &bindings, 0, 0, features));
+        &bindings, 0, binary.requiredSubgroupSize, features));
   }
   std::vector<fb::Offset<plan::ParamField>> fields;
   for (const ParamFieldSpec &f : params_)

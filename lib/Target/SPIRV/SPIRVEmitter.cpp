@@ -16,6 +16,7 @@
 #include "kiln/Target/SPIRV/SPIRVEmitter.h"
 
 #include "StorageAccess.h"
+#include "kiln/Target/SPIRV/CooperativeMatrixNV.h"
 
 #include "mlir/Conversion/GPUToSPIRV/GPUToSPIRVPass.h"
 #include "mlir/Conversion/MathToSPIRV/MathToSPIRVPass.h"
@@ -92,6 +93,24 @@ std::array<int32_t, 3> blockSizeOf(gpu::GPUFuncOp func) {
   return size;
 }
 
+/// `env` raised for a kernel on cooperative matrices (kCooperativeMatrixAttr):
+/// MLIR lowers gpu.subgroup_mma_* to SPV_KHR_cooperative_matrix, under SPIR-V
+/// 1.6 only; its f16 workgroup memory needs Float16.
+spirv::TargetEnvAttr cooperativeEnv(spirv::TargetEnvAttr env) {
+  SmallVector<spirv::Capability> caps(env.getTripleAttr().getCapabilities());
+  SmallVector<spirv::Extension> exts(env.getTripleAttr().getExtensions());
+  for (spirv::Capability cap :
+       {spirv::Capability::CooperativeMatrixKHR, spirv::Capability::Float16,
+        spirv::Capability::GroupNonUniform})
+    if (!llvm::is_contained(caps, cap))
+      caps.push_back(cap);
+  if (!llvm::is_contained(exts, spirv::Extension::SPV_KHR_cooperative_matrix))
+    exts.push_back(spirv::Extension::SPV_KHR_cooperative_matrix);
+  auto triple = spirv::VerCapExtAttr::get(spirv::Version::V_1_6, caps, exts, env.getContext());
+  return spirv::TargetEnvAttr::get(triple, env.getResourceLimits(), env.getClientAPI(),
+                                   env.getVendorID(), env.getDeviceType(), env.getDeviceID());
+}
+
 /// A module holding only `kernel`, ready for the upstream pipeline.
 OwningOpRef<ModuleOp> isolateKernel(gpu::GPUModuleOp gpuModule,
                                     gpu::GPUFuncOp kernel,
@@ -101,7 +120,8 @@ OwningOpRef<ModuleOp> isolateKernel(gpu::GPUModuleOp gpuModule,
   OwningOpRef<ModuleOp> module = ModuleOp::create(kernel.getLoc());
   (*module)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                      builder.getUnitAttr());
-  (*module)->setAttr(spirv::getTargetEnvAttrName(), env);
+  (*module)->setAttr(spirv::getTargetEnvAttrName(),
+                     kernel->hasAttr(kCooperativeMatrixAttr) ? cooperativeEnv(env) : env);
   builder.setInsertionPointToEnd(module->getBody());
   auto copy = gpu::GPUModuleOp::create(builder, gpuModule.getLoc(),
                                                kernel.getName());
@@ -138,6 +158,30 @@ void widenBarriers(spirv::ModuleOp module, bool whereNeeded) {
   });
 }
 
+/// spirv-update-vce infers capabilities from ops and types, not from
+/// built-in variables: a kernel that reads the subgroup built-ins without a
+/// group operation (CooperativeMatMat.cpp's subgroup and lane ids) gets
+/// GroupNonUniform here, which Vulkan asks of them.
+void requireSubgroupBuiltinCapability(spirv::ModuleOp module) {
+  bool subgroupBuiltins = false;
+  module.walk([&](spirv::GlobalVariableOp var) {
+    if (std::optional<StringRef> name = var.getBuiltIn())
+      subgroupBuiltins |= llvm::is_contained(
+          {StringRef("SubgroupId"), StringRef("SubgroupLocalInvocationId"),
+           StringRef("SubgroupSize"), StringRef("NumSubgroups")},
+          *name);
+  });
+  std::optional<spirv::VerCapExtAttr> triple = module.getVceTriple();
+  if (!subgroupBuiltins || !triple ||
+      llvm::is_contained(triple->getCapabilities(), spirv::Capability::GroupNonUniform))
+    return;
+  SmallVector<spirv::Capability> caps(triple->getCapabilities());
+  caps.push_back(spirv::Capability::GroupNonUniform);
+  SmallVector<spirv::Extension> exts(triple->getExtensions());
+  module.setVceTripleAttr(
+      spirv::VerCapExtAttr::get(triple->getVersion(), caps, exts, module.getContext()));
+}
+
 spirv::ModuleOp findSPIRVModule(ModuleOp module) {
   spirv::ModuleOp found;
   module.walk([&](spirv::ModuleOp m) { found = m; });
@@ -161,6 +205,7 @@ lowerKernelToSPIRV(ModuleOp module, StringRef kernel,
                      << kernel << "'",
                  failure();
         isolated->walk([&](spirv::ModuleOp m) {
+          requireSubgroupBuiltinCapability(m);
           widenBarriers(m, options.storageBarriersWhereNeeded);
           if (options.readOnlyBuffers)
             markReadOnlyBuffers(m, [&](unsigned binding) {
@@ -201,6 +246,16 @@ FailureOr<std::vector<KernelBinary>> emitSPIRV(ModuleOp module,
     if (failed(spirv::serialize(spirvModule, words)))
       return func.emitError("SPIR-V serialization failed"), failure();
     binary.words.assign(words.begin(), words.end());
+    if (func->hasAttr(kCooperativeMatrixAttr)) {
+      llvm::Expected<std::vector<uint32_t>> nv = cooperativeMatrixKHRToNV(binary.words);
+      if (!nv)
+        return func.emitError("kernel '")
+                   << func.getName() << "': " << llvm::toString(nv.takeError()),
+               failure();
+      binary.words = std::move(*nv);
+    }
+    if (auto size = func->getAttrOfType<IntegerAttr>(kRequiredSubgroupSizeAttr))
+      binary.requiredSubgroupSize = static_cast<uint32_t>(size.getInt());
     binaries.push_back(std::move(binary));
   }
   return binaries;

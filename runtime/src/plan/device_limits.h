@@ -24,6 +24,11 @@ struct DeviceLimits {
   uint32_t maxSubgroupSize = 0;
   bool subgroupSizeControl = false;   // a required size other than the default is possible
   uint32_t subgroupFeatures = 0;      // VkSubgroupFeatureFlags in compute stages
+  uint32_t apiVersion = 0;            // VK_API_VERSION_*: 1.3 runs SPIR-V 1.6 modules
+  bool shaderFloat16 = false;         // f16 arithmetic (SPIR-V Float16)
+  // VK_NV_cooperative_matrix with a subgroup-scope 16 x 8 x 16 f16 x f16 + f32 shape,
+  // the one Kiln's matrix-unit kernels use (SPIR-V CooperativeMatrixNV).
+  bool cooperativeMatrixNV = false;
 };
 
 } // namespace kiln::rt

@@ -3,6 +3,8 @@
 #include "plan/spirv_bindings.h"
 #include "plan/spirv_check.h"
 
+#include <vulkan/vulkan_core.h>
+
 #include <cstdio>
 #include <map>
 #include <set>
@@ -314,6 +316,24 @@ Status checkKernels(const kp::Plan &plan, const DeviceLimits &limits) {
     if (plan.target() == kp::Target::Vulkan)
       KILN_RETURN_IF_ERROR(validateSpirv(kernel->spirv()->data(), kernel->spirv()->size(),
                                          path + " '" + kernel->name()->str() + "'"));
+    if (plan.target() == kp::Target::Vulkan) {
+      const uint32_t *words = kernel->spirv()->data();
+      const size_t count = kernel->spirv()->size();
+      const std::string name = path + " '" + kernel->name()->str() + "'";
+      const uint32_t vulkan = vulkanVersionOf(words, count);
+      if (vulkan > limits.apiVersion)
+        return unavailable("plan " + name + ": its SPIR-V needs Vulkan 1." +
+                           std::to_string(VK_API_VERSION_MINOR(vulkan)) + "; the device offers 1." +
+                           std::to_string(VK_API_VERSION_MINOR(limits.apiVersion)));
+      if (declaresCapability(words, count, kCapabilityCooperativeMatrixNV) &&
+          !limits.cooperativeMatrixNV)
+        return unavailable("plan " + name + ": runs on cooperative matrices "
+                           "(VK_NV_cooperative_matrix, 16 x 8 x 16 f16 with f32 sums), which the "
+                           "device lacks (compile without --prefill-matmat-cooperative)");
+      if (declaresCapability(words, count, kCapabilityFloat16) && !limits.shaderFloat16)
+        return unavailable("plan " + name + ": uses f16 arithmetic (shaderFloat16), which the "
+                           "device lacks");
+    }
     if (plan.target() == kp::Target::Vulkan) {
       // A driver may compile a kernel over the limit and fail only at dispatch, or, on
       // a CPU device, run it out of bounds.

@@ -12,9 +12,19 @@
 
 namespace kiln::rt {
 
-/// OK, or INVALID_ARGUMENT naming `path` and the validator's first diagnostic
-/// (the rules of the Vulkan 1.1 environment the compiler targets).
+/// OK, or INVALID_ARGUMENT naming `path` and the validator's first diagnostic, under
+/// the rules of the oldest Vulkan that runs the module's SPIR-V version (1.0..1.3:
+/// Vulkan 1.1, what the compiler targets; 1.4, 1.5: 1.2; 1.6: 1.3, the matrix-unit
+/// kernels').
 Status validateSpirv(const uint32_t *words, size_t count, const std::string &path);
+
+/// That Vulkan version (VK_API_VERSION_1_x) of a module with a header; 0 past 1.6.
+uint32_t vulkanVersionOf(const uint32_t *words, size_t count);
+
+/// Whether the module declares OpCapability `capability`.
+bool declaresCapability(const uint32_t *words, size_t count, uint32_t capability);
+constexpr uint32_t kCapabilityFloat16 = 9;
+constexpr uint32_t kCapabilityCooperativeMatrixNV = 5357;
 
 } // namespace kiln::rt
 

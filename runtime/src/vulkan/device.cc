@@ -56,12 +56,26 @@ Status Device::create(const PhysicalDevice &physical) {
 
   VkPhysicalDeviceConditionalRenderingFeaturesEXT enableConditional{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CONDITIONAL_RENDERING_FEATURES_EXT};
-  const char *conditionalName = VK_EXT_CONDITIONAL_RENDERING_EXTENSION_NAME;
   if (conditional) {
     enableConditional.conditionalRendering = VK_TRUE;
     enableConditional.pNext = enable.pNext;
     enable.pNext = &enableConditional;
   }
+
+  // Cooperative matrices, where offered, for the kernels that run on them (the
+  // plan verifier refuses those kernels elsewhere).
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV enableCooperative{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  if (physical.limits.cooperativeMatrixNV) {
+    enableCooperative.cooperativeMatrix = VK_TRUE;
+    enableCooperative.pNext = enable.pNext;
+    enable.pNext = &enableCooperative;
+  }
+  std::vector<const char *> extensions;
+  if (conditional)
+    extensions.push_back(VK_EXT_CONDITIONAL_RENDERING_EXTENSION_NAME);
+  if (physical.limits.cooperativeMatrixNV)
+    extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
 
   const float priority = 1.0f;
   VkDeviceQueueCreateInfo queueInfo{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
@@ -76,10 +90,8 @@ Status Device::create(const PhysicalDevice &physical) {
     info.pNext = &enable;
   else
     info.pEnabledFeatures = &enable.features;
-  if (conditional) {
-    info.enabledExtensionCount = 1;
-    info.ppEnabledExtensionNames = &conditionalName;
-  }
+  info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  info.ppEnabledExtensionNames = extensions.data();
   KILN_VK_RETURN_IF_ERROR(vkCreateDevice(physical.handle, &info, nullptr, &device_));
   vkGetDeviceQueue(device_, physical.computeQueueFamily, 0, &queue_);
   if (conditional) {

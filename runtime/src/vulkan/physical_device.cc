@@ -32,7 +32,50 @@ bool offersConditionalRendering(VkPhysicalDevice handle, uint32_t apiVersion) {
   return conditional.conditionalRendering == VK_TRUE;
 }
 
-PhysicalDevice describe(VkPhysicalDevice handle, uint32_t index) {
+bool offersExtension(VkPhysicalDevice handle, const char *name) {
+  uint32_t count = 0;
+  vkEnumerateDeviceExtensionProperties(handle, nullptr, &count, nullptr);
+  std::vector<VkExtensionProperties> extensions(count);
+  vkEnumerateDeviceExtensionProperties(handle, nullptr, &count, extensions.data());
+  for (const VkExtensionProperties &extension : extensions)
+    if (std::strcmp(extension.extensionName, name) == 0)
+      return true;
+  return false;
+}
+
+/// VK_NV_cooperative_matrix with its feature and the subgroup-scope 16 x 8 x 16
+/// f16 x f16 + f32 shape (DeviceLimits::cooperativeMatrixNV), on a Vulkan 1.3
+/// device (the kernels are SPIR-V 1.6).
+bool offersCooperativeMatrixNV(VkInstance instance, VkPhysicalDevice handle, uint32_t apiVersion) {
+  if (apiVersion < VK_API_VERSION_1_3 ||
+      !offersExtension(handle, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME))
+    return false;
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV cooperative{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  features.pNext = &cooperative;
+  vkGetPhysicalDeviceFeatures2(handle, &features);
+  auto shapes = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
+      vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
+  if (!cooperative.cooperativeMatrix || !shapes)
+    return false;
+  uint32_t count = 0;
+  if (shapes(handle, &count, nullptr) != VK_SUCCESS)
+    return false;
+  std::vector<VkCooperativeMatrixPropertiesNV> offered(
+      count, VkCooperativeMatrixPropertiesNV{VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV});
+  if (shapes(handle, &count, offered.data()) != VK_SUCCESS)
+    return false;
+  for (const VkCooperativeMatrixPropertiesNV &shape : offered)
+    if (shape.MSize == 16 && shape.NSize == 8 && shape.KSize == 16 &&
+        shape.AType == VK_COMPONENT_TYPE_FLOAT16_NV && shape.BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+        shape.CType == VK_COMPONENT_TYPE_FLOAT32_NV && shape.DType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+        shape.scope == VK_SCOPE_SUBGROUP_NV)
+      return true;
+  return false;
+}
+
+PhysicalDevice describe(VkInstance instance, VkPhysicalDevice handle, uint32_t index) {
   PhysicalDevice device;
   device.handle = handle;
   device.index = index;
@@ -86,6 +129,15 @@ PhysicalDevice describe(VkPhysicalDevice handle, uint32_t index) {
   }
 
   device.conditionalRendering = offersConditionalRendering(handle, device.apiVersion);
+  out.apiVersion = device.apiVersion;
+  if (device.apiVersion >= VK_API_VERSION_1_2) {
+    VkPhysicalDeviceVulkan12Features features12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    features.pNext = &features12;
+    vkGetPhysicalDeviceFeatures2(handle, &features);
+    out.shaderFloat16 = features12.shaderFloat16 == VK_TRUE;
+  }
+  out.cooperativeMatrixNV = offersCooperativeMatrixNV(instance, handle, device.apiVersion);
 
   uint32_t familyCount = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(handle, &familyCount, nullptr);
@@ -169,7 +221,7 @@ Status enumeratePhysicalDevices(VkInstance instance, std::vector<PhysicalDevice>
                                 "vkEnumeratePhysicalDevices"));
   out.clear();
   for (uint32_t i = 0; i < count; ++i)
-    out.push_back(describe(handles[i], i));
+    out.push_back(describe(instance, handles[i], i));
   return okStatus();
 }
 

@@ -115,6 +115,12 @@ struct StageToGPUOptions {
   /// loads a column for 64 multiply-adds instead of two for 16), or 0: 8
   /// where the product has at least 512 blocks, else 4.
   int64_t prefillMatMatTile = 0;
+  /// A blocked product that is not a routed expert's runs on cooperative
+  /// matrices (CooperativeMatMat.cpp: gpu.subgroup_mma_*, f16 inputs with the
+  /// activations split in two halves, f32 sums) instead of f32 multiply-adds.
+  /// Its kernel needs SPV_NV_cooperative_matrix, SPIR-V 1.6 (Vulkan 1.3) and
+  /// subgroups of 32 lanes; the runtime refuses a plan with it elsewhere.
+  bool prefillMatMatCooperative = false;
   /// A multi-row program's GDN step holds a head's state in registers across
   /// the call's rows (GdnRows.cpp) where a workgroup can; false: the decode
   /// kernel walks the rows in order, the state through memory.

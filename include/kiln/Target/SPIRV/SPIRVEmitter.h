@@ -34,6 +34,16 @@ struct TargetOptions {
   bool storageBarriersWhereNeeded = false;
 };
 
+/// A gpu.func attribute (an i32): the subgroup size the kernel is only
+/// correct with (KernelBinary::requiredSubgroupSize).
+inline constexpr llvm::StringLiteral kRequiredSubgroupSizeAttr = "kiln.required_subgroup_size";
+/// A gpu.func attribute (unit): the kernel uses gpu.subgroup_mma_*. It is
+/// lowered under the module's target env raised to SPIR-V 1.6 with
+/// SPV_KHR_cooperative_matrix and Float16 (what MLIR's conversion needs), and
+/// its binary rewritten to SPV_NV_cooperative_matrix (CooperativeMatrixNV.h),
+/// which the runtime's validator and NVIDIA's Vulkan drivers accept.
+inline constexpr llvm::StringLiteral kCooperativeMatrixAttr = "kiln.cooperative_matrix";
+
 /// Vulkan 1.1 compute with no optional capability: runs anywhere.
 extern const char *const kDefaultTargetEnv;
 
@@ -44,6 +54,8 @@ struct KernelBinary {
   /// Storage-buffer bindings of descriptor set 0, numbered 0..n-1 in the
   /// kernel's argument order.
   unsigned bindingCount = 0;
+  /// 0: any subgroup size (kRequiredSubgroupSizeAttr).
+  uint32_t requiredSubgroupSize = 0;
 };
 
 /// Runs the upstream GPU-to-SPIR-V pipeline (map-memref-spirv-storage-class,

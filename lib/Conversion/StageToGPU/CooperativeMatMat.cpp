@@ -1,0 +1,265 @@
+//===- CooperativeMatMat.cpp - @prefill's product on cooperative matrices -===//
+//
+// The blocked product of MatMat.cpp (Y[R x N] = X[R x K] W^T for a multi-row
+// program's plain mat-vec) on the GPU's matrix units: gpu.subgroup_mma_*,
+// which MLIR lowers to SPV_KHR_cooperative_matrix and the emitter rewrites to
+// SPV_NV_cooperative_matrix (lib/Target/SPIRV/CooperativeMatrixNV.cpp).
+//
+// A workgroup of kSubgroups subgroups of kSubgroupSize lanes computes a block
+// of kBlockCallRows call rows x kBlockRows weight rows, walking K in steps of
+// kStepColumns. Each step its threads copy the block's weights into workgroup
+// memory as f16 (a q8_2f code is an integer of at most 128 in magnitude, exact
+// in f16) and its activations split in two f16 halves, hi = f16(x) and lo =
+// f16(x - hi): the products hi·W + lo·W, accumulated in f32, keep x to about
+// 22 bits, where f16(x) alone keeps 11 (the row-by-row decode's parity asks
+// for 1e-3 on the log-probabilities). Subgroup s owns weight rows 32s .. 32s
+// + 31 of the block and all its call rows: 4 x 4 accumulators of 16 call rows
+// x 8 weight rows (the 16 x 8 x 16 f16 shape NVIDIA's matrix units offer;
+// A, B and the accumulator are distinct types, as the NV extension needs).
+// The next step's loads are issued before this step's products, as in
+// MatMat.cpp. The accumulators leave through a small workgroup-memory tile a
+// subgroup, each lane storing the outputs inside the call and the matrix.
+//
+// The subgroup layout is fixed (kSubgroups of kSubgroupSize), so the kernel
+// records the subgroup size it needs (the plan's required_subgroup_size) and
+// the runtime refuses a device that cannot run it.
+//
+//===----------------------------------------------------------------------===//
+#include "Rows.h"
+
+#include "kiln/Target/SPIRV/SPIRVEmitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+
+namespace kiln {
+
+namespace {
+constexpr int64_t kSubgroups = 4, kSubgroupSize = 32;
+constexpr int64_t kWorkgroupSize = kSubgroups * kSubgroupSize;
+/// The matrix units' shape: M call rows x N weight rows, K columns.
+constexpr int64_t kTileM = 16, kTileN = 8, kTileK = 16;
+constexpr int64_t kBlockCallRows = 64, kBlockRows = 128, kStepColumns = 32;
+/// Weight rows a subgroup owns, and its accumulator tiles.
+constexpr int64_t kSubgroupRows = kBlockRows / kSubgroups;
+constexpr int64_t kTilesM = kBlockCallRows / kTileM, kTilesN = kSubgroupRows / kTileN;
+/// Halves a row of a step takes in workgroup memory: the step and 8 of
+/// padding (a row 80 bytes: 16-byte aligned tiles, rows in distinct banks).
+constexpr int64_t kRowStride = kStepColumns + 8;
+/// A thread's activation copies a step (a warp copies one call row's columns).
+constexpr int64_t kActivationCopies = kBlockCallRows * kStepColumns / kWorkgroupSize;
+static_assert(kWorkgroupSize % kStepColumns == 0, "a warp copies whole rows of a step");
+constexpr int64_t kCopyRowsPerPass = kWorkgroupSize / kStepColumns;
+/// Workgroup memory: two activation halves, the weights, a tile a subgroup.
+constexpr int64_t kWorkgroupBytes = 2 * (2 * kBlockCallRows + kBlockRows) * kRowStride +
+                                    4 * kSubgroups * kTileM * kTileN;
+
+int64_t blocksOf(stage::MatVecOp op, int64_t maxRows) {
+  return ceilDiv(op.getRows(), kBlockRows) * ceilDiv(maxRows, kBlockCallRows);
+}
+} // namespace
+
+bool runsCooperatively(stage::MatVecOp op, int64_t maxRows, const StageToGPUOptions &o) {
+  bool fits = o.maxWorkgroupMemoryBytes == 0 || o.maxWorkgroupMemoryBytes >= kWorkgroupBytes;
+  return o.prefillMatMatCooperative && !op.getExpert() && fits &&
+         o.maxWorkgroupSize >= kWorkgroupSize && runsRowsTogether(op, maxRows, o);
+}
+
+KernelShape shapeOfCooperative(stage::MatVecOp op, int64_t maxRows) {
+  return {kWorkgroupSize, std::min(blocksOf(op, maxRows), kMaxGridWorkgroups)};
+}
+
+void buildCooperativeRows(stage::MatVecOp op, Value count, int64_t maxRows, KernelBuilder &kb) {
+  kb.requireSubgroupSize(kSubgroupSize, /*cooperativeMatrices=*/true);
+  const bool q8 = op.getFormat() == stage::MatrixFormat::q8_2f;
+  const int64_t rows = op.getRows(), columns = op.getColumns();
+  const int64_t groups = memrefSize(op.getWeight(), 1);
+  const int64_t groupColumns = q8 ? 16 : 8;
+  const int64_t stepGroups = kStepColumns / groupColumns;
+  const int64_t callBlocks = ceilDiv(maxRows, kBlockCallRows);
+  const int64_t blocks = blocksOf(op, maxRows);
+  // A thread's weight groups a step: the block's rows x the step's groups.
+  const int64_t weightLoads = kBlockRows * stepGroups / kWorkgroupSize;
+  static_assert(kBlockRows * 2 % kWorkgroupSize == 0, "the weight copies cover the threads");
+  Value weight = kb.buffer(op.getWeight()), input = kb.buffer(op.getInput());
+  Value out = kb.buffer(op.getOut());
+  Value rowScale = op.getRowScale() ? kb.buffer(op.getRowScale()) : Value();
+  Value fold = op.getFold() ? kb.buffer(op.getFold()) : Value();
+  Value colScale = op.getColScale() ? kb.buffer(op.getColScale()) : Value();
+  Type f16 = kb.b.getF16Type(), f32 = kb.b.getF32Type();
+  Value hiTile = kb.workgroupBuffer(kBlockCallRows * kRowStride, f16);
+  Value loTile = kb.workgroupBuffer(kBlockCallRows * kRowStride, f16);
+  Value weightTile = kb.workgroupBuffer(kBlockRows * kRowStride, f16);
+  Value staging = kb.workgroupBuffer(kSubgroups * kTileM * kTileN, f32);
+  auto aType = gpu::MMAMatrixType::get({kTileM, kTileK}, f16, "AOp");
+  auto bType = gpu::MMAMatrixType::get({kTileK, kTileN}, f16, "BOp");
+  auto cType = gpu::MMAMatrixType::get({kTileM, kTileN}, f32, "COp");
+  Value thread = kb.threadId();
+  Value subgroup = kb.subgroupId(), lane = kb.laneId();
+  // The thread's weight copies: group thread % stepGroups of rows
+  // thread / stepGroups + (threads / stepGroups)·i.
+  Value loadGroup = kb.rem(thread, kb.index(stepGroups));
+  Value loadRow = kb.div(thread, kb.index(stepGroups));
+  const int64_t rowsPerPass = kWorkgroupSize / stepGroups;
+  // Its activation copies: column thread % 32 of call rows thread / 32 + 4·i.
+  Value copyColumn = kb.rem(thread, kb.index(kStepColumns));
+  Value copyRow = kb.div(thread, kb.index(kStepColumns));
+  int64_t grid = kb.gridWorkgroups(std::min(blocks, kMaxGridWorkgroups));
+  auto toHalf = [&](Value v) { return arith::TruncFOp::create(kb.b, kb.loc, f16, v); };
+  auto widen = [&](Value v) { return arith::ExtFOp::create(kb.b, kb.loc, f32, v); };
+  kb.forLoop(kb.workgroupId(), kb.index(blocks), kb.index(grid), [&](Value block) {
+    Value callBlock = kb.rem(block, kb.index(callBlocks));
+    Value rowBlock = kb.div(block, kb.index(callBlocks));
+    Value firstRow = kb.mul(rowBlock, kb.index(kBlockRows));
+    Value firstCallRow = kb.mul(callBlock, kb.index(kBlockCallRows));
+    kb.ifThen(kb.ult(firstCallRow, count), [&] {
+      // A step's loads from memory, in registers: the thread's weight groups
+      // (rows past the matrix and groups past the row read a clamped one,
+      // zeroed when stored), then its activations (zeros past the call or
+      // the row).
+      auto loadStep = [&](Value step) -> SmallVector<Value> {
+        SmallVector<Value> raw;
+        Value group = kb.add(kb.mul(step, kb.index(stepGroups)), loadGroup);
+        Value safeGroup = kb.min(group, kb.index(groups - 1));
+        for (int64_t i = 0; i < weightLoads; ++i) {
+          Value row = kb.add(firstRow, kb.add(loadRow, kb.index(rowsPerPass * i)));
+          raw.push_back(kb.load(weight, {kb.min(row, kb.index(rows - 1)), safeGroup}));
+        }
+        Value column = kb.add(kb.mul(step, kb.index(kStepColumns)), copyColumn);
+        Value columnInside = kb.ult(column, kb.index(columns));
+        Value safeColumn = kb.min(column, kb.index(columns - 1));
+        Value scale = colScale ? kb.load(colScale, {safeColumn}) : Value();
+        for (int64_t i = 0; i < kActivationCopies; ++i) {
+          Value callRow = kb.add(firstCallRow, kb.add(copyRow, kb.index(kCopyRowsPerPass * i)));
+          Value inside = arith::AndIOp::create(kb.b, kb.loc, kb.ult(callRow, count), columnInside);
+          Value x = kb.load(input, {kb.min(callRow, kb.sub(count, kb.index(1))), safeColumn});
+          if (scale)
+            x = kb.fmul(x, scale);
+          raw.push_back(kb.select(inside, x, kb.f32(0.0f)));
+        }
+        return raw;
+      };
+      // A step's registers into workgroup memory, as f16.
+      auto storeStep = [&](Value step, ValueRange raw) {
+        Value group = kb.add(kb.mul(step, kb.index(stepGroups)), loadGroup);
+        Value groupInside = kb.ult(group, kb.index(groups));
+        for (int64_t i = 0; i < weightLoads; ++i) {
+          Value local = kb.add(loadRow, kb.index(rowsPerPass * i));
+          Value inside = arith::AndIOp::create(
+              kb.b, kb.loc, kb.ult(kb.add(firstRow, local), kb.index(rows)), groupInside);
+          // The group's columns in order (MatMat.cpp's decoders give them
+          // interleaved: even and odd halves, or byte k of each word).
+          SmallVector<Value> values(groupColumns);
+          auto lanes = [&](Value vector, int64_t first, int64_t stride) {
+            for (int64_t e = 0; e < 4; ++e)
+              values[first + stride * e] = vector::ExtractOp::create(kb.b, kb.loc, vector, e);
+          };
+          if (q8) {
+            for (int64_t byte = 0; byte < 4; ++byte)
+              lanes(kb.decodeCodes(raw[i], byte), byte, 4);
+          } else {
+            auto [even, odd] = kb.decodeHalves(raw[i]);
+            lanes(even, 0, 2);
+            lanes(odd, 1, 2);
+          }
+          Value base = kb.add(kb.mul(local, kb.index(kRowStride)),
+                              kb.mul(loadGroup, kb.index(groupColumns)));
+          for (int64_t c = 0; c < groupColumns; ++c)
+            kb.store(toHalf(kb.select(inside, values[c], kb.f32(0.0f))), weightTile,
+                     {kb.add(base, kb.index(c))});
+        }
+        for (int64_t i = 0; i < kActivationCopies; ++i) {
+          Value x = raw[weightLoads + i];
+          Value hi = toHalf(x);
+          Value lo = toHalf(kb.fsub(x, widen(hi)));
+          Value at = kb.add(kb.mul(kb.add(copyRow, kb.index(kCopyRowsPerPass * i)),
+                                   kb.index(kRowStride)),
+                            copyColumn);
+          kb.store(hi, hiTile, {at});
+          kb.store(lo, loTile, {at});
+        }
+      };
+      auto leading = kb.b.getIndexAttr(kRowStride);
+      auto loadA = [&](Value tile, int64_t m, int64_t k) -> Value {
+        return gpu::SubgroupMmaLoadMatrixOp::create(
+            kb.b, kb.loc, aType, tile, ValueRange{kb.index(m * kTileM * kRowStride + k * kTileK)},
+            leading, /*transpose=*/UnitAttr());
+      };
+      // B[k][n] = W[n][k]: the weight rows are B's columns.
+      Value subgroupRow = kb.mul(subgroup, kb.index(kSubgroupRows));
+      Value subgroupFirst = kb.mul(subgroupRow, kb.index(kRowStride));
+      auto loadB = [&](int64_t n, int64_t k) -> Value {
+        Value at = kb.add(subgroupFirst, kb.index(n * kTileN * kRowStride + k * kTileK));
+        return gpu::SubgroupMmaLoadMatrixOp::create(kb.b, kb.loc, bType, weightTile,
+                                                    ValueRange{at}, leading,
+                                                    kb.b.getUnitAttr());
+      };
+      Value zero = gpu::SubgroupMmaConstantMatrixOp::create(kb.b, kb.loc, cType, kb.f32(0.0f));
+      const int64_t steps = ceilDiv(columns, kStepColumns);
+      const int64_t accumulators = kTilesM * kTilesN;
+      SmallVector<Value> init(accumulators, zero);
+      llvm::append_range(init, loadStep(kb.index(0)));
+      SmallVector<Value> carriedOut = kb.forLoop(
+          kb.index(0), kb.index(steps), kb.index(1), init,
+          [&](Value step, ValueRange carried) -> SmallVector<Value> {
+            storeStep(step, carried.drop_front(accumulators));
+            kb.barrier();
+            Value following = kb.min(kb.add(step, kb.index(1)), kb.index(steps - 1));
+            SmallVector<Value> prefetched = loadStep(following);
+            SmallVector<Value> next(carried.begin(), carried.begin() + accumulators);
+            for (int64_t k = 0; k < kStepColumns / kTileK; ++k) {
+              SmallVector<Value> b;
+              for (int64_t n = 0; n < kTilesN; ++n)
+                b.push_back(loadB(n, k));
+              for (Value half : {hiTile, loTile})
+                for (int64_t m = 0; m < kTilesM; ++m) {
+                  Value a = loadA(half, m, k);
+                  for (int64_t n = 0; n < kTilesN; ++n) {
+                    Value &acc = next[m * kTilesN + n];
+                    acc = gpu::SubgroupMmaComputeOp::create(kb.b, kb.loc, cType, a, b[n], acc,
+                                                            UnitAttr(), UnitAttr());
+                  }
+                }
+            }
+            // The next step overwrites what this one read.
+            kb.barrier();
+            llvm::append_range(next, prefetched);
+            return next;
+          });
+      // Each accumulator through the subgroup's tile of workgroup memory:
+      // lane l stores elements l, l + 32, ... of its 16 x 8.
+      Value tileBase = kb.mul(subgroup, kb.index(kTileM * kTileN));
+      for (int64_t m = 0; m < kTilesM; ++m)
+        for (int64_t n = 0; n < kTilesN; ++n) {
+          gpu::SubgroupMmaStoreMatrixOp::create(kb.b, kb.loc, carriedOut[m * kTilesN + n],
+                                                staging, ValueRange{tileBase},
+                                                kb.b.getIndexAttr(kTileN), UnitAttr());
+          kb.barrier();
+          for (int64_t e = 0; e < kTileM * kTileN; e += kSubgroupSize) {
+            Value element = kb.add(lane, kb.index(e));
+            Value callRow = kb.add(firstCallRow,
+                                   kb.add(kb.index(m * kTileM), kb.div(element, kb.index(kTileN))));
+            Value row = kb.add(kb.add(firstRow, subgroupRow),
+                               kb.add(kb.index(n * kTileN), kb.rem(element, kb.index(kTileN))));
+            Value stored = arith::AndIOp::create(kb.b, kb.loc, kb.ult(callRow, count),
+                                                 kb.ult(row, kb.index(rows)));
+            kb.ifThen(stored, [&] {
+              Value v = kb.load(staging, {kb.add(tileBase, element)});
+              if (rowScale)
+                v = kb.fmul(v, kb.load(rowScale, {row}));
+              if (fold)
+                v = kb.fmul(v, kb.load(fold, {row}));
+              kb.store(v, out, {callRow, row});
+            });
+          }
+          // The next tile overwrites what the lanes read.
+          kb.barrier();
+        }
+    });
+  });
+}
+
+} // namespace kiln
