@@ -43,6 +43,7 @@ constexpr int64_t kWorkgroupSize = kSubgroups * kSubgroupSize;
 /// The matrix units' shape: M call rows x N weight rows, K columns.
 constexpr int64_t kTileM = 16, kTileN = 8, kTileK = 16;
 constexpr int64_t kBlockCallRows = 64, kBlockRows = 128, kStepColumns = 32;
+static_assert(kBlockCallRows == kRoutedListRows, "a routed block lists its call rows");
 /// Weight rows a subgroup owns, and its accumulator tiles.
 constexpr int64_t kSubgroupRows = kBlockRows / kSubgroups;
 constexpr int64_t kTilesM = kBlockCallRows / kTileM, kTilesN = kSubgroupRows / kTileN;
@@ -53,18 +54,23 @@ constexpr int64_t kRowStride = kStepColumns + 8;
 constexpr int64_t kActivationCopies = kBlockCallRows * kStepColumns / kWorkgroupSize;
 static_assert(kWorkgroupSize % kStepColumns == 0, "a warp copies whole rows of a step");
 constexpr int64_t kCopyRowsPerPass = kWorkgroupSize / kStepColumns;
-/// Workgroup memory: two activation halves, the weights, a tile a subgroup.
+/// Workgroup memory: two activation halves, the weights, a tile a subgroup;
+/// a routed expert's block also lists its call rows and each thread's count.
 constexpr int64_t kWorkgroupBytes = 2 * (2 * kBlockCallRows + kBlockRows) * kRowStride +
                                     4 * kSubgroups * kTileM * kTileN;
+constexpr int64_t kRoutedWorkgroupBytes = 4 * (kBlockCallRows + kWorkgroupSize);
 
+/// A product's blocks: (expert,) weight-row block, call-row block.
 int64_t blocksOf(stage::MatVecOp op, int64_t maxRows) {
-  return ceilDiv(op.getRows(), kBlockRows) * ceilDiv(maxRows, kBlockCallRows);
+  int64_t experts = std::max<int64_t>(op.getNumExperts(), 1);
+  return experts * ceilDiv(op.getRows(), kBlockRows) * ceilDiv(maxRows, kBlockCallRows);
 }
 } // namespace
 
 bool runsCooperatively(stage::MatVecOp op, int64_t maxRows, const StageToGPUOptions &o) {
-  bool fits = o.maxWorkgroupMemoryBytes == 0 || o.maxWorkgroupMemoryBytes >= kWorkgroupBytes;
-  return o.prefillMatMatCooperative && !op.getExpert() && fits &&
+  int64_t bytes = kWorkgroupBytes + (op.getExpert() ? kRoutedWorkgroupBytes : 0);
+  bool fits = o.maxWorkgroupMemoryBytes == 0 || o.maxWorkgroupMemoryBytes >= bytes;
+  return o.prefillMatMatCooperative && fits &&
          o.maxWorkgroupSize >= kWorkgroupSize && runsRowsTogether(op, maxRows, o);
 }
 
@@ -110,12 +116,41 @@ void buildCooperativeRows(stage::MatVecOp op, Value count, int64_t maxRows, Kern
   int64_t grid = kb.gridWorkgroups(std::min(blocks, kMaxGridWorkgroups));
   auto toHalf = [&](Value v) { return arith::TruncFOp::create(kb.b, kb.loc, f16, v); };
   auto widen = [&](Value v) { return arith::ExtFOp::create(kb.b, kb.loc, f32, v); };
+  Value expert = op.getExpert() ? kb.buffer(op.getExpert()) : Value();
+  Value callRowList, threadCounts;
+  if (expert) {
+    callRowList = kb.workgroupBuffer(kBlockCallRows, kb.b.getI32Type());
+    threadCounts = kb.workgroupBuffer(kWorkgroupSize, kb.b.getI32Type());
+  }
+  const int64_t rowBlocks = ceilDiv(rows, kBlockRows);
   kb.forLoop(kb.workgroupId(), kb.index(blocks), kb.index(grid), [&](Value block) {
+    // block = ((expert · rowBlocks) + row block) · callBlocks + call block.
     Value callBlock = kb.rem(block, kb.index(callBlocks));
-    Value rowBlock = kb.div(block, kb.index(callBlocks));
+    Value rowBlock = kb.rem(kb.div(block, kb.index(callBlocks)), kb.index(rowBlocks));
     Value firstRow = kb.mul(rowBlock, kb.index(kBlockRows));
     Value firstCallRow = kb.mul(callBlock, kb.index(kBlockCallRows));
-    kb.ifThen(kb.ult(firstCallRow, count), [&] {
+    // A routed expert's rows and column scales start at e·rows, e·columns;
+    // its block's call rows are those listed (RoutedRows), else the call's
+    // from firstCallRow on.
+    Value rowBase = kb.index(0), colBase = kb.index(0);
+    Value blockRows = kb.sub(count, kb.select(kb.ult(firstCallRow, count), firstCallRow, count));
+    if (expert) {
+      Value e = kb.div(block, kb.index(rowBlocks * callBlocks));
+      rowBase = kb.mul(e, kb.index(rows));
+      colBase = kb.mul(e, kb.index(columns));
+      Value routed = listRoutedRows(kb, expert, e, op.getNumExperts(), count, maxRows,
+                                    firstCallRow, callRowList, threadCounts, kWorkgroupSize);
+      blockRows = kb.sub(routed, kb.select(kb.ult(firstCallRow, routed), firstCallRow, routed));
+    }
+    // The call row at a block position and whether it is one of the block's.
+    auto callRowAt = [&](Value local) -> std::pair<Value, Value> {
+      Value inside = kb.ult(local, kb.min(blockRows, kb.index(kBlockCallRows)));
+      if (!expert)
+        return {kb.min(kb.add(firstCallRow, local), kb.sub(count, kb.index(1))), inside};
+      Value listed = kb.load(callRowList, {kb.min(local, kb.index(kBlockCallRows - 1))});
+      return {kb.select(inside, asIndex(kb, listed), kb.index(0)), inside};
+    };
+    kb.ifThen(kb.ult(kb.index(0), blockRows), [&] {
       // A step's loads from memory, in registers: the thread's weight groups
       // (rows past the matrix and groups past the row read a clamped one,
       // zeroed when stored), then its activations (zeros past the call or
@@ -126,16 +161,17 @@ void buildCooperativeRows(stage::MatVecOp op, Value count, int64_t maxRows, Kern
         Value safeGroup = kb.min(group, kb.index(groups - 1));
         for (int64_t i = 0; i < weightLoads; ++i) {
           Value row = kb.add(firstRow, kb.add(loadRow, kb.index(rowsPerPass * i)));
-          raw.push_back(kb.load(weight, {kb.min(row, kb.index(rows - 1)), safeGroup}));
+          raw.push_back(
+              kb.load(weight, {kb.add(rowBase, kb.min(row, kb.index(rows - 1))), safeGroup}));
         }
         Value column = kb.add(kb.mul(step, kb.index(kStepColumns)), copyColumn);
         Value columnInside = kb.ult(column, kb.index(columns));
         Value safeColumn = kb.min(column, kb.index(columns - 1));
-        Value scale = colScale ? kb.load(colScale, {safeColumn}) : Value();
+        Value scale = colScale ? kb.load(colScale, {kb.add(colBase, safeColumn)}) : Value();
         for (int64_t i = 0; i < kActivationCopies; ++i) {
-          Value callRow = kb.add(firstCallRow, kb.add(copyRow, kb.index(kCopyRowsPerPass * i)));
-          Value inside = arith::AndIOp::create(kb.b, kb.loc, kb.ult(callRow, count), columnInside);
-          Value x = kb.load(input, {kb.min(callRow, kb.sub(count, kb.index(1))), safeColumn});
+          auto [callRow, listed] = callRowAt(kb.add(copyRow, kb.index(kCopyRowsPerPass * i)));
+          Value inside = arith::AndIOp::create(kb.b, kb.loc, listed, columnInside);
+          Value x = kb.load(input, {callRow, safeColumn});
           if (scale)
             x = kb.fmul(x, scale);
           raw.push_back(kb.select(inside, x, kb.f32(0.0f)));
@@ -240,16 +276,15 @@ void buildCooperativeRows(stage::MatVecOp op, Value count, int64_t maxRows, Kern
           kb.barrier();
           for (int64_t e = 0; e < kTileM * kTileN; e += kSubgroupSize) {
             Value element = kb.add(lane, kb.index(e));
-            Value callRow = kb.add(firstCallRow,
-                                   kb.add(kb.index(m * kTileM), kb.div(element, kb.index(kTileN))));
+            auto [callRow, listed] =
+                callRowAt(kb.add(kb.index(m * kTileM), kb.div(element, kb.index(kTileN))));
             Value row = kb.add(kb.add(firstRow, subgroupRow),
                                kb.add(kb.index(n * kTileN), kb.rem(element, kb.index(kTileN))));
-            Value stored = arith::AndIOp::create(kb.b, kb.loc, kb.ult(callRow, count),
-                                                 kb.ult(row, kb.index(rows)));
+            Value stored = arith::AndIOp::create(kb.b, kb.loc, listed, kb.ult(row, kb.index(rows)));
             kb.ifThen(stored, [&] {
               Value v = kb.load(staging, {kb.add(tileBase, element)});
               if (rowScale)
-                v = kb.fmul(v, kb.load(rowScale, {row}));
+                v = kb.fmul(v, kb.load(rowScale, {kb.add(rowBase, row)}));
               if (fold)
                 v = kb.fmul(v, kb.load(fold, {row}));
               kb.store(v, out, {callRow, row});

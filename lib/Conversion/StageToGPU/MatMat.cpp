@@ -33,6 +33,7 @@ namespace kiln {
 namespace {
 /// Weight rows (N) and call rows (M) a workgroup computes; columns (K) a step.
 constexpr int64_t kBlockRows = 64, kBlockCallRows = 64, kStepColumns = 32;
+static_assert(kBlockCallRows == kRoutedListRows, "a routed block lists its call rows");
 /// Workgroup memory holds four weight rows (or call rows) to a vec4.
 constexpr int64_t kQuad = 4;
 constexpr int64_t kRowQuads = kBlockRows / kQuad, kCallQuads = kBlockCallRows / kQuad;
@@ -107,18 +108,14 @@ KernelShape shapeOfRowsTogether(stage::MatVecOp op, int64_t maxRows, const Stage
           std::min(blocksOf(op, maxRows), kMaxGridWorkgroups)};
 }
 
-/// An i32 of workgroup memory (a listed call row, a count) as an index.
-static Value asIndex(KernelBuilder &kb, Value i32) {
+Value asIndex(KernelBuilder &kb, Value i32) {
   return arith::IndexCastUIOp::create(kb.b, kb.loc, kb.b.getIndexType(), i32);
 }
 
-/// RoutedRows: the call rows (< count, of at most maxRows) routed to expert
-/// `e` (the router's word a row: routedExpert), in row order; those of ranks firstCallRow .. +63 go
-/// to `list`. Each thread counts a run of rows, the counts' prefix gives its
-/// ranks. Returns how many rows the expert has (the same in every thread).
-static Value listRoutedRows(KernelBuilder &kb, Value expert, Value e, int64_t experts, Value count,
-                            int64_t maxRows, Value firstCallRow, Value list, Value threadCounts,
-                            int64_t workgroupSize) {
+// Each thread counts a run of rows, the counts' prefix gives its ranks.
+Value listRoutedRows(KernelBuilder &kb, Value expert, Value e, int64_t experts, Value count,
+                     int64_t maxRows, Value firstCallRow, Value list, Value threadCounts,
+                     int64_t workgroupSize) {
   const int64_t run = ceilDiv(maxRows, workgroupSize);
   Value thread = kb.threadId();
   Value first = kb.mul(thread, kb.index(run));
@@ -155,7 +152,7 @@ static Value listRoutedRows(KernelBuilder &kb, Value expert, Value e, int64_t ex
     // Below firstCallRow the difference wraps past every unsigned bound.
     Value local = kb.sub(rank, firstCallRow);
     Value listed =
-        arith::AndIOp::create(kb.b, kb.loc, routed[i], kb.ult(local, kb.index(kBlockCallRows)));
+        arith::AndIOp::create(kb.b, kb.loc, routed[i], kb.ult(local, kb.index(kRoutedListRows)));
     kb.ifThen(listed, [&] { kb.store(asI32(kb.add(first, kb.index(i))), list, {local}); });
     rank = kb.add(rank, kb.select(routed[i], kb.index(1), kb.index(0)));
   }

@@ -47,8 +47,21 @@ KernelShape shapeOfRowsTogether(stage::MatVecOp op, int64_t maxRows,
 void buildRowsTogether(stage::MatVecOp op, mlir::Value count, int64_t maxRows,
                        KernelBuilder &kb);
 
+/// A routed expert's product block lists its call rows (RoutedRows): the call
+/// rows (< count, of at most maxRows) routed to expert `e` (the router's word a
+/// row: routedExpert), in row order; those of ranks firstCallRow ..
+/// firstCallRow + kRoutedListRows - 1 go to `list` (i32 workgroup memory),
+/// `threadCounts` holds an i32 a thread. Returns how many rows the expert has
+/// (the same in every thread). Every thread must reach it (barriers).
+constexpr int64_t kRoutedListRows = 64;
+mlir::Value listRoutedRows(KernelBuilder &kb, mlir::Value expert, mlir::Value e, int64_t experts,
+                           mlir::Value count, int64_t maxRows, mlir::Value firstCallRow,
+                           mlir::Value list, mlir::Value threadCounts, int64_t workgroupSize);
+/// An i32 of workgroup memory (a listed call row, a count) as an index.
+mlir::Value asIndex(KernelBuilder &kb, mlir::Value i32);
+
 /// Whether such a product runs on cooperative matrices (gpu.subgroup_mma_*;
-/// StageToGPUOptions::prefillMatMatCooperative, not a routed expert), its
+/// StageToGPUOptions::prefillMatMatCooperative), its
 /// kernel's shape and its body (CooperativeMatMat.cpp).
 bool runsCooperatively(stage::MatVecOp op, int64_t maxRows, const StageToGPUOptions &options);
 KernelShape shapeOfCooperative(stage::MatVecOp op, int64_t maxRows);

@@ -4,10 +4,10 @@
 
 // A @prefill blocked product on cooperative matrices (CooperativeMatMat.cpp): 128
 // threads (4 subgroups of 32, recorded as the subgroup size the kernel needs) a block
-// of 64 call rows x 128 weight rows; embryo-tiny's 68-row GDN projection is one block.
-// A routed expert's product keeps the f32 tiles (256 threads).
+// of 64 call rows x 128 weight rows; embryo-tiny's 68-row GDN projection is one block,
+// a routed expert's product (4 experts of 96 rows) a block an expert.
 // CHECK: gpu.launch_func  @kiln_kernels::@layers_0_gdn_qkv_1 blocks in (%c1{{[_0-9]*}}, %{{.*}}) threads in (%c128{{[_0-9]*}}, %{{.*}})
-// CHECK: gpu.launch_func  @kiln_kernels::@layers_1_moe_experts___gate_1 blocks in (%c8{{[_0-9]*}}, %{{.*}}) threads in (%c256{{[_0-9]*}}, %{{.*}})
+// CHECK: gpu.launch_func  @kiln_kernels::@layers_1_moe_experts___gate_1 blocks in (%c4{{[_0-9]*}}, %{{.*}}) threads in (%c128{{[_0-9]*}}, %{{.*}})
 
 // Workgroup memory: the activations' two f16 halves and the weights as f16, 64, 64 and
 // 128 rows of 40 halves (a step of 32 columns and 8 of padding), and a 16 x 8 f32 tile a
@@ -42,6 +42,13 @@
 // CHECK: gpu.barrier
 // CHECK: memref.load %[[OUT]]
 // CHECK-LABEL: gpu.func @layers_0_gdn_z_1(
+
+// A routed expert's block lists its call rows (i32 workgroup memory: 64 listed rows, a
+// count a thread) before its steps.
+// CHECK-LABEL: gpu.func @layers_1_moe_experts___gate_1(
+// CHECK-SAME: memref<64xi32, #gpu.address_space<workgroup>>, %{{.*}} : memref<128xi32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: kiln.cooperative_matrix
+// CHECK: gpu.subgroup_mma_compute
 
 // Without the option, the product's f32 tiles: no matrix unit, no subgroup size.
 // FMA-LABEL: gpu.func @layers_0_gdn_qkv_1(
