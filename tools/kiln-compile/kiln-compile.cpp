@@ -262,6 +262,12 @@ static cl::opt<bool> prefillMatMatCooperative(
              "halves, f32 sums); the plan then needs VK_NV_cooperative_matrix, Vulkan 1.3 and "
              "32-lane subgroups (NVIDIA), and is refused elsewhere (default false)"),
     cl::init(false), cl::cat(kilnCategory));
+static cl::opt<int64_t> prefillMatMatCooperativeSplit(
+    "prefill-matmat-cooperative-split",
+    cl::desc("tuning: how a cooperative-matrix product's f32 activations become f16: 0 f16(x) "
+             "(11 bits), 1 hi = f16(x) and lo = f16(x - hi), 2 hi by a 10-bit mantissa mask "
+             "and lo = 2^11 (x - hi), each into accumulators of its own (default 2)"),
+    cl::value_desc("N"), cl::init(2), cl::cat(kilnCategory));
 static cl::opt<bool> prefillGdnHeld(
     "prefill-gdn-held",
     cl::desc("tuning: a @prefill GDN step holds each head's state in registers across the "
@@ -516,6 +522,11 @@ int main(int argc, char **argv) {
                 std::to_string(prefillMatMatTile));
   pipeline.kernels.prefillMatMatTile = prefillMatMatTile;
   pipeline.kernels.prefillMatMatCooperative = prefillMatMatCooperative;
+  if (prefillMatMatCooperativeSplit < 0 || prefillMatMatCooperativeSplit > 2)
+    return fail("--prefill-matmat-cooperative-split must be 0, 1 or 2, not " +
+                std::to_string(prefillMatMatCooperativeSplit));
+  pipeline.kernels.prefillMatMatCooperativeSplit =
+      static_cast<kiln::CooperativeSplit>(prefillMatMatCooperativeSplit.getValue());
   pipeline.kernels.prefillGdnHeld = prefillGdnHeld;
   pipeline.kernels.prefillGdnShuffleSums = prefillGdnShuffleSums;
   pipeline.kernels.gdnShuffleSums = gdnShuffleSums;

@@ -84,6 +84,8 @@ def ConvertStageToGPU : Pass<"convert-stage-to-gpu", "::mlir::ModuleOp"> {
            "A blocked product's thread tile: 4 (4 x 4 outputs, 256 threads a block), 8 (8 x 8, 64 threads) or 0 (8 for products of at least 512 blocks, else 4)">,
     Option<"prefillMatMatCooperative", "prefill-matmat-cooperative", "bool", /*default=*/"false",
            "A blocked product (not a routed expert's) runs on cooperative matrices (gpu.subgroup_mma_*, f16 halves of the activations, f32 sums); the kernel needs SPV_NV_cooperative_matrix and 32-lane subgroups">,
+    Option<"prefillMatMatCooperativeSplit", "prefill-matmat-cooperative-split", "int64_t", /*default=*/"2",
+           "How a cooperative-matrix product's activations become f16: 0 f16(x), 1 hi = f16(x) and lo = f16(x - hi) into the same accumulators, 2 hi by a 10-bit mantissa mask and lo = 2^11 (x - hi) into accumulators of its own">,
     Option<"prefillGdnHeld", "prefill-gdn-held", "bool", /*default=*/"true",
            "A multi-row program's GDN step holds a head's state in registers across the call's rows where a workgroup can">,
     Option<"prefillGdnChunkRows", "prefill-gdn-chunk-rows", "int64_t", /*default=*/"0",

@@ -756,6 +756,8 @@ struct ConvertStageToGPUPass
     options.prefillMatMatMinBlocks = prefillMatMatMinBlocks;
     options.prefillMatMatTile = prefillMatMatTile;
     options.prefillMatMatCooperative = prefillMatMatCooperative;
+    options.prefillMatMatCooperativeSplit =
+        static_cast<CooperativeSplit>(std::clamp<int64_t>(prefillMatMatCooperativeSplit, 0, 2));
     options.prefillGdnHeld = prefillGdnHeld;
     options.prefillGdnChunkRows = prefillGdnChunkRows;
     options.prefillGdnShuffleSums = prefillGdnShuffleSums;

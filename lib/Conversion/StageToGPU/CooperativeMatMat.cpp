@@ -54,10 +54,12 @@ constexpr int64_t kRowStride = kStepColumns + 8;
 constexpr int64_t kActivationCopies = kBlockCallRows * kStepColumns / kWorkgroupSize;
 static_assert(kWorkgroupSize % kStepColumns == 0, "a warp copies whole rows of a step");
 constexpr int64_t kCopyRowsPerPass = kWorkgroupSize / kStepColumns;
+/// ScaledLo's factor on the lo half (2^11: f16's significand).
+constexpr float kLoScale = 2048.0f;
 /// Workgroup memory: two activation halves, the weights, a tile a subgroup;
 /// a routed expert's block also lists its call rows and each thread's count.
 constexpr int64_t kWorkgroupBytes = 2 * (2 * kBlockCallRows + kBlockRows) * kRowStride +
-                                    4 * kSubgroups * kTileM * kTileN;
+                                    2 * 4 * kSubgroups * kTileM * kTileN;
 constexpr int64_t kRoutedWorkgroupBytes = 4 * (kBlockCallRows + kWorkgroupSize);
 
 /// A product's blocks: (expert,) weight-row block, call-row block.
@@ -99,7 +101,13 @@ void buildCooperativeRows(stage::MatVecOp op, Value count, int64_t maxRows, Kern
   Value hiTile = kb.workgroupBuffer(kBlockCallRows * kRowStride, f16);
   Value loTile = kb.workgroupBuffer(kBlockCallRows * kRowStride, f16);
   Value weightTile = kb.workgroupBuffer(kBlockRows * kRowStride, f16);
-  Value staging = kb.workgroupBuffer(kSubgroups * kTileM * kTileN, f32);
+  // CooperativeSplit: the lo half's products get accumulators of their own
+  // (scaled), and a second staging tile a subgroup.
+  const auto split = kb.options().prefillMatMatCooperativeSplit;
+  const bool ownLo = split == CooperativeSplit::ScaledLo;
+  const int64_t halves = split == CooperativeSplit::HiOnly ? 1 : 2;
+  const int64_t tileElements = kTileM * kTileN;
+  Value staging = kb.workgroupBuffer(kSubgroups * tileElements * (ownLo ? 2 : 1), f32);
   auto aType = gpu::MMAMatrixType::get({kTileM, kTileK}, f16, "AOp");
   auto bType = gpu::MMAMatrixType::get({kTileK, kTileN}, f16, "BOp");
   auto cType = gpu::MMAMatrixType::get({kTileM, kTileN}, f32, "COp");
@@ -209,13 +217,31 @@ void buildCooperativeRows(stage::MatVecOp op, Value count, int64_t maxRows, Kern
         }
         for (int64_t i = 0; i < kActivationCopies; ++i) {
           Value x = raw[weightLoads + i];
-          Value hi = toHalf(x);
-          Value lo = toHalf(kb.fsub(x, widen(hi)));
           Value at = kb.add(kb.mul(kb.add(copyRow, kb.index(kCopyRowsPerPass * i)),
                                    kb.index(kRowStride)),
                             copyColumn);
-          kb.store(hi, hiTile, {at});
-          kb.store(lo, loTile, {at});
+          if (split == CooperativeSplit::HiOnly) {
+            kb.store(toHalf(x), hiTile, {at});
+            continue;
+          }
+          if (split == CooperativeSplit::HiLo) {
+            Value hi = toHalf(x);
+            kb.store(hi, hiTile, {at});
+            kb.store(toHalf(kb.fsub(x, widen(hi))), loTile, {at});
+            continue;
+          }
+          // ScaledLo: hi keeps x's sign, exponent and top 10 mantissa bits
+          // (a mask: exact in f16 within its range, no rounding to undo);
+          // lo = x - hi is exact in f32 and below 2^-10 |x|, so 2^11 lo
+          // stays a normal f16 where x does.
+          auto i32 = kb.b.getI32Type();
+          Value bits = arith::BitcastOp::create(kb.b, kb.loc, i32, x);
+          Value masked = arith::AndIOp::create(
+              kb.b, kb.loc, bits,
+              arith::ConstantOp::create(kb.b, kb.loc, kb.b.getI32IntegerAttr(~0x1fff)));
+          Value hi = arith::BitcastOp::create(kb.b, kb.loc, f32, masked);
+          kb.store(toHalf(hi), hiTile, {at});
+          kb.store(toHalf(kb.fmul(kb.fsub(x, hi), kb.f32(kLoScale))), loTile, {at});
         }
       };
       auto leading = kb.b.getIndexAttr(kRowStride);
@@ -235,7 +261,8 @@ void buildCooperativeRows(stage::MatVecOp op, Value count, int64_t maxRows, Kern
       };
       Value zero = gpu::SubgroupMmaConstantMatrixOp::create(kb.b, kb.loc, cType, kb.f32(0.0f));
       const int64_t steps = ceilDiv(columns, kStepColumns);
-      const int64_t accumulators = kTilesM * kTilesN;
+      const int64_t tiles = kTilesM * kTilesN;
+      const int64_t accumulators = tiles * (ownLo ? 2 : 1);
       SmallVector<Value> init(accumulators, zero);
       llvm::append_range(init, loadStep(kb.index(0)));
       SmallVector<Value> carriedOut = kb.forLoop(
@@ -250,11 +277,11 @@ void buildCooperativeRows(stage::MatVecOp op, Value count, int64_t maxRows, Kern
               SmallVector<Value> b;
               for (int64_t n = 0; n < kTilesN; ++n)
                 b.push_back(loadB(n, k));
-              for (Value half : {hiTile, loTile})
+              for (int64_t h = 0; h < halves; ++h)
                 for (int64_t m = 0; m < kTilesM; ++m) {
-                  Value a = loadA(half, m, k);
+                  Value a = loadA(h == 0 ? hiTile : loTile, m, k);
                   for (int64_t n = 0; n < kTilesN; ++n) {
-                    Value &acc = next[m * kTilesN + n];
+                    Value &acc = next[(ownLo && h == 1 ? tiles : 0) + m * kTilesN + n];
                     acc = gpu::SubgroupMmaComputeOp::create(kb.b, kb.loc, cType, a, b[n], acc,
                                                             UnitAttr(), UnitAttr());
                   }
@@ -265,14 +292,20 @@ void buildCooperativeRows(stage::MatVecOp op, Value count, int64_t maxRows, Kern
             llvm::append_range(next, prefetched);
             return next;
           });
-      // Each accumulator through the subgroup's tile of workgroup memory:
-      // lane l stores elements l, l + 32, ... of its 16 x 8.
-      Value tileBase = kb.mul(subgroup, kb.index(kTileM * kTileN));
+      // Each accumulator through the subgroup's tile of workgroup memory
+      // (ScaledLo: its lo beside it): lane l stores elements l, l + 32, ...
+      // of its 16 x 8.
+      Value tileBase = kb.mul(subgroup, kb.index(tileElements * (ownLo ? 2 : 1)));
+      Value loBase = kb.add(tileBase, kb.index(tileElements));
       for (int64_t m = 0; m < kTilesM; ++m)
         for (int64_t n = 0; n < kTilesN; ++n) {
-          gpu::SubgroupMmaStoreMatrixOp::create(kb.b, kb.loc, carriedOut[m * kTilesN + n],
-                                                staging, ValueRange{tileBase},
-                                                kb.b.getIndexAttr(kTileN), UnitAttr());
+          auto stage = [&](Value acc, Value at) {
+            gpu::SubgroupMmaStoreMatrixOp::create(kb.b, kb.loc, acc, staging, ValueRange{at},
+                                                  kb.b.getIndexAttr(kTileN), UnitAttr());
+          };
+          stage(carriedOut[m * kTilesN + n], tileBase);
+          if (ownLo)
+            stage(carriedOut[tiles + m * kTilesN + n], loBase);
           kb.barrier();
           for (int64_t e = 0; e < kTileM * kTileN; e += kSubgroupSize) {
             Value element = kb.add(lane, kb.index(e));
@@ -283,6 +316,9 @@ void buildCooperativeRows(stage::MatVecOp op, Value count, int64_t maxRows, Kern
             Value stored = arith::AndIOp::create(kb.b, kb.loc, listed, kb.ult(row, kb.index(rows)));
             kb.ifThen(stored, [&] {
               Value v = kb.load(staging, {kb.add(tileBase, element)});
+              if (ownLo)
+                v = kb.fadd(v, kb.fmul(kb.load(staging, {kb.add(loBase, element)}),
+                                       kb.f32(1.0f / kLoScale)));
               if (rowScale)
                 v = kb.fmul(v, kb.load(rowScale, {kb.add(rowBase, row)}));
               if (fold)

@@ -10,25 +10,30 @@
 // CHECK: gpu.launch_func  @kiln_kernels::@layers_1_moe_experts___gate_1 blocks in (%c4{{[_0-9]*}}, %{{.*}}) threads in (%c128{{[_0-9]*}}, %{{.*}})
 
 // Workgroup memory: the activations' two f16 halves and the weights as f16, 64, 64 and
-// 128 rows of 40 halves (a step of 32 columns and 8 of padding), and a 16 x 8 f32 tile a
-// subgroup for the outputs.
+// 128 rows of 40 halves (a step of 32 columns and 8 of padding), and two 16 x 8 f32
+// tiles a subgroup for the outputs (the hi and the lo products).
 // CHECK-LABEL: gpu.func @layers_0_gdn_qkv_1(
-// CHECK-SAME: workgroup(%[[HI:[a-z0-9]+]] : memref<2560xf16, #gpu.address_space<workgroup>>, %[[LO:[a-z0-9]+]] : memref<2560xf16, #gpu.address_space<workgroup>>, %[[W:[a-z0-9]+]] : memref<5120xf16, #gpu.address_space<workgroup>>, %[[OUT:[a-z0-9]+]] : memref<512xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[HI:[a-z0-9]+]] : memref<2560xf16, #gpu.address_space<workgroup>>, %[[LO:[a-z0-9]+]] : memref<2560xf16, #gpu.address_space<workgroup>>, %[[W:[a-z0-9]+]] : memref<5120xf16, #gpu.address_space<workgroup>>, %[[OUT:[a-z0-9]+]] : memref<1024xf32, #gpu.address_space<workgroup>>)
 // CHECK-SAME: kernel attributes {kiln.cooperative_matrix, kiln.required_subgroup_size = 32 : i32, known_block_size = array<i32: 128, 1, 1>}
 // CHECK: gpu.subgroup_id
 // CHECK: gpu.lane_id
 // 16 accumulators of 16 call rows x 8 weight rows a subgroup.
 // CHECK: %[[ZERO:[0-9]+]] = gpu.subgroup_mma_constant_matrix %{{.*}} : !gpu.mma_matrix<16x8xf32, "COp">
-// A step: the weights as f16, then the activation's halves (hi = f16(x), lo = f16(x -
-// hi), x carried from the step before) stored...
+// A step: the weights as f16, then the activation's halves stored (x carried from the
+// step before): hi = x with its mantissa cut to 10 bits (a mask), lo = 2^11 (x - hi).
 // CHECK: scf.for
 // CHECK: memref.store %{{.*}}, %[[W]]
-// CHECK: %[[H:[0-9]+]] = arith.truncf %[[X:arg[0-9]+]] : f32 to f16
-// CHECK-NEXT: %[[WIDE:[0-9]+]] = arith.extf %[[H]] : f16 to f32
-// CHECK-NEXT: %[[REST:[0-9]+]] = arith.subf %[[X]], %[[WIDE]] : f32
-// CHECK-NEXT: %[[L:[0-9]+]] = arith.truncf %[[REST]] : f32 to f16
-// CHECK: memref.store %[[H]], %[[HI]]
-// CHECK: memref.store %[[L]], %[[LO]]
+// CHECK: %[[BITS:[0-9]+]] = arith.bitcast %[[X:arg[0-9]+]] : f32 to i32
+// CHECK-NEXT: %[[MASK:[a-z0-9_-]+]] = arith.constant -8192 : i32
+// CHECK-NEXT: %[[CUT:[0-9]+]] = arith.andi %[[BITS]], %[[MASK]] : i32
+// CHECK-NEXT: %[[HIGH:[0-9]+]] = arith.bitcast %[[CUT]] : i32 to f32
+// CHECK-NEXT: %[[H:[0-9]+]] = arith.truncf %[[HIGH]] : f32 to f16
+// CHECK-NEXT: memref.store %[[H]], %[[HI]]
+// CHECK-NEXT: %[[SCALE:[a-z0-9_]+]] = arith.constant 2.048000e+03 : f32
+// CHECK-NEXT: %[[REST:[0-9]+]] = arith.subf %[[X]], %[[HIGH]] : f32
+// CHECK-NEXT: %[[UP:[0-9]+]] = arith.mulf %[[REST]], %[[SCALE]] : f32
+// CHECK-NEXT: %[[L:[0-9]+]] = arith.truncf %[[UP]] : f32 to f16
+// CHECK-NEXT: memref.store %[[L]], %[[LO]]
 // CHECK: gpu.barrier
 // ... then B (the weight rows, B's columns: transposed) and A from each half.
 // CHECK: gpu.subgroup_mma_load_matrix %[[W]][%{{.*}}] {leadDimension = 40 : index, transpose} : memref<5120xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x8xf16, "BOp">
@@ -37,10 +42,15 @@
 // CHECK: gpu.subgroup_mma_load_matrix %[[LO]][%{{.*}}] {leadDimension = 40 : index} : memref<2560xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
 // CHECK: gpu.barrier
 // CHECK: scf.yield
-// Each accumulator through the subgroup's tile, stored where inside the call and matrix.
-// CHECK: gpu.subgroup_mma_store_matrix %{{.*}}, %[[OUT]][%{{.*}}] {leadDimension = 8 : index} : !gpu.mma_matrix<16x8xf32, "COp">, memref<512xf32, #gpu.address_space<workgroup>>
+// Each accumulator and its lo through the subgroup's tiles; hi + lo / 2^11 stored where
+// inside the call and matrix.
+// CHECK: gpu.subgroup_mma_store_matrix %{{.*}}, %[[OUT]][%{{.*}}] {leadDimension = 8 : index} : !gpu.mma_matrix<16x8xf32, "COp">, memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.subgroup_mma_store_matrix %{{.*}}, %[[OUT]][%{{.*}}] {leadDimension = 8 : index} : !gpu.mma_matrix<16x8xf32, "COp">, memref<1024xf32, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
-// CHECK: memref.load %[[OUT]]
+// CHECK: %[[SUM:[0-9]+]] = memref.load %[[OUT]]
+// CHECK: %[[LOW:[0-9]+]] = memref.load %[[OUT]]
+// CHECK: %[[BACK:[0-9]+]] = arith.mulf %[[LOW]], %{{.*}} : f32
+// CHECK: arith.addf %[[SUM]], %[[BACK]] : f32
 // CHECK-LABEL: gpu.func @layers_0_gdn_z_1(
 
 // A routed expert's block lists its call rows (i32 workgroup memory: 64 listed rows, a

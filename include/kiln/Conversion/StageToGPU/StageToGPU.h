@@ -48,6 +48,14 @@ struct FormatItemShape {
 };
 
 /// How kernels are shaped; the pass fills it from its options and the target.
+/// How a cooperative-matrix product (f16 inputs) takes its f32 activations x:
+/// HiOnly, f16(x) (11 significant bits); HiLo, hi = f16(x) and lo = f16(x - hi)
+/// into the same accumulators; ScaledLo, hi = x with its mantissa cut to 10
+/// bits and lo = 2^11 (x - hi), each half into accumulators of its own, lo's
+/// scaled back at the end (about 21 bits: no rounding round trip a driver
+/// might fold, no f16 subnormal lo).
+enum class CooperativeSplit { HiOnly = 0, HiLo = 1, ScaledLo = 2 };
+
 struct StageToGPUOptions {
   int64_t rowWorkgroupSize = 64;
   int64_t reduceWorkgroupSize = 256;
@@ -121,6 +129,8 @@ struct StageToGPUOptions {
   /// Its kernel needs SPV_NV_cooperative_matrix, SPIR-V 1.6 (Vulkan 1.3) and
   /// subgroups of 32 lanes; the runtime refuses a plan with it elsewhere.
   bool prefillMatMatCooperative = false;
+  /// How its activations become f16 (CooperativeSplit).
+  CooperativeSplit prefillMatMatCooperativeSplit = CooperativeSplit::ScaledLo;
   /// A multi-row program's GDN step holds a head's state in registers across
   /// the call's rows (GdnRows.cpp) where a workgroup can; false: the decode
   /// kernel walks the rows in order, the state through memory.
