@@ -268,6 +268,12 @@ static cl::opt<int64_t> prefillMatMatCooperativeSplit(
              "(11 bits), 1 hi = f16(x) and lo = f16(x - hi), 2 hi by a 10-bit mantissa mask "
              "and lo = 2^11 (x - hi), each into accumulators of its own (default 2)"),
     cl::value_desc("N"), cl::init(2), cl::cat(kilnCategory));
+static cl::opt<int64_t> prefillGdnColumns(
+    "prefill-gdn-columns",
+    cl::desc("tuning: a @prefill GDN step spreads each head's value columns over workgroups "
+             "of N columns, so a row's state work runs on several SMs; the last workgroup of "
+             "a head applies the gated norm (default 0: a workgroup a head)"),
+    cl::value_desc("N"), cl::init(0), cl::cat(kilnCategory));
 static cl::opt<bool> prefillGdnHeld(
     "prefill-gdn-held",
     cl::desc("tuning: a @prefill GDN step holds each head's state in registers across the "
@@ -522,6 +528,10 @@ int main(int argc, char **argv) {
                 std::to_string(prefillMatMatTile));
   pipeline.kernels.prefillMatMatTile = prefillMatMatTile;
   pipeline.kernels.prefillMatMatCooperative = prefillMatMatCooperative;
+  if (prefillGdnColumns < 0)
+    return fail("--prefill-gdn-columns must be 0 or more, not " +
+                std::to_string(prefillGdnColumns));
+  pipeline.kernels.prefillGdnColumns = prefillGdnColumns;
   if (prefillMatMatCooperativeSplit < 0 || prefillMatMatCooperativeSplit > 2)
     return fail("--prefill-matmat-cooperative-split must be 0, 1 or 2, not " +
                 std::to_string(prefillMatMatCooperativeSplit));

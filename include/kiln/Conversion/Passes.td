@@ -92,6 +92,8 @@ def ConvertStageToGPU : Pass<"convert-stage-to-gpu", "::mlir::ModuleOp"> {
            "Rows of a held GDN step's chunk (norms and gated outputs computed in parallel beside the serial part); 0: as many as 32 KiB of workgroup memory (or the target's less) holds">,
     Option<"gdnShuffleSums", "gdn-shuffle-sums", "bool", /*default=*/"false",
            "The decode GDN step sums a column's row slices with subgroup shuffles instead of through workgroup memory and two barriers (where the target env has GroupNonUniformShuffle)">,
+    Option<"prefillGdnColumns", "prefill-gdn-columns", "int64_t", /*default=*/"0",
+           "A held GDN step spreads a head's value columns over workgroups of this many columns (the last of a head's applies the gated norm); 0: a workgroup a head">,
     Option<"prefillGdnShuffleSums", "prefill-gdn-shuffle-sums", "bool", /*default=*/"false",
            "A held GDN step sums a column's row slices with subgroup shuffles instead of through workgroup memory and a barrier (where the target env has GroupNonUniformShuffle)">,
     Option<"prefillMatMatMinBlocks", "prefill-matmat-min-blocks", "int64_t", /*default=*/"8",

@@ -68,9 +68,16 @@ LogicalResult Lowering::lowerGatedRmsNorm(kg::GatedRmsNormOp op) {
   Value stateBuf = stateBuffer(state, stateType, "");
   Value out = bufferOf(op.getResult());
   Value fold = singleFold(op.getResult());
+  // A multi-row program may spread a head's columns over workgroups, the
+  // last of them counted (stage.gdn_step's counters).
+  Value counters;
+  if (rows_ > 1)
+    counters = addArgument(
+        MemRefType::get({stateType.getVHeads()}, IntegerType::get(op.getContext(), 32)),
+        {BufferKind::State, state + ".prefill_counters", {}});
   OpBuilder b = dispatch(state);
   stage::GdnStepOp::create(b, op.getLoc(), qkv, z, a, bb, tensor(aLog),
-                           tensor(dtBias), tensor(norm), stateBuf, out, fold,
+                           tensor(dtBias), tensor(norm), stateBuf, out, fold, counters,
                            b.getI64IntegerAttr(step.getNumKHeads()),
                            op.getEpsAttr());
   return success();

@@ -519,7 +519,8 @@ LogicalResult lowerDispatch(stage::DispatchOp dispatch, StringRef name,
     rows.mode = *mode;
     if (auto gdn = dyn_cast<stage::GdnStepOp>(body.front());
         gdn && *mode == RowMode::Together)
-      shapes.front() = {gdnRowsWidth(gdn, rows.rows, options), memrefSize(gdn.getState(), 0)};
+      shapes.front() = {gdnRowsWidth(gdn, rows.rows, options),
+                        memrefSize(gdn.getState(), 0) * gdnRowsParts(gdn, options)};
     else if (*mode == RowMode::Together)
       shapes.front() =
           shapeOfRowsTogether(cast<stage::MatVecOp>(body.front()), rows.rows, options);
@@ -761,6 +762,7 @@ struct ConvertStageToGPUPass
     options.prefillGdnHeld = prefillGdnHeld;
     options.prefillGdnChunkRows = prefillGdnChunkRows;
     options.prefillGdnShuffleSums = prefillGdnShuffleSums;
+    options.prefillGdnColumns = prefillGdnColumns;
     options.gdnShuffleSums = gdnShuffleSums;
     options.matvecSlerpAfterDots = matvecSlerpAfterDots;
     options.q8DecodeByExponent = q8DecodeByExponent;

@@ -57,10 +57,45 @@ int64_t chunkRows(int64_t dv, int64_t width, int64_t maxRows, const StageToGPUOp
 
 } // namespace
 
+int64_t gdnRowsParts(stage::GdnStepOp op, const StageToGPUOptions &o) {
+  int64_t dv = memrefSize(op.getState(), 2);
+  if (!o.prefillGdnHeld || o.prefillGdnColumns <= 0 || o.prefillGdnColumns >= dv ||
+      !op.getCounters())
+    return 1;
+  return ceilDiv(dv, o.prefillGdnColumns);
+}
+
+namespace {
+/// A split head's chunk rows at `width`: workgroup memory holds the two sum
+/// buffers, four scalars a chunk row and, for the last workgroup's gated
+/// norm, one a call row.
+int64_t splitChunkRows(int64_t width, int64_t maxRows, const StageToGPUOptions &o) {
+  const int64_t budget = o.maxWorkgroupMemoryBytes > 0
+                             ? std::min<int64_t>(o.maxWorkgroupMemoryBytes, kMaxChunkBytes)
+                             : 16384;
+  const int64_t free = budget / 4 - 2 * width - maxRows;
+  int64_t rows = free <= 0 ? 0 : std::min(maxRows, free / 4);
+  return o.prefillGdnChunkRows > 0 ? std::min(rows, o.prefillGdnChunkRows) : rows;
+}
+} // namespace
+
 int64_t gdnRowsWidth(stage::GdnStepOp op, int64_t maxRows, const StageToGPUOptions &o) {
   if (!o.prefillGdnHeld)
     return 0;
   int64_t dk = memrefSize(op.getState(), 1), dv = memrefSize(op.getState(), 2);
+  if (int64_t parts = gdnRowsParts(op, o); parts > 1) {
+    // A part's columns, at most kMaxHeldPerThread state rows a thread (the
+    // per-row work of a part is small: more slices shorten its chain).
+    const int64_t columns = ceilDiv(dv, parts);
+    for (int64_t width = std::max<int64_t>(32, llvm::PowerOf2Ceil(columns));
+         width <= o.maxWorkgroupSize; width *= 2) {
+      GdnLayout l = gdnLayout(dk, columns, width);
+      if (l.lanes >= columns && l.rowsPerThread <= kMaxHeldPerThread &&
+          splitChunkRows(width, maxRows, o) > 0)
+        return width;
+    }
+    return 0;
+  }
   // The narrowest power of two from the reduction width up that holds the state.
   for (int64_t width = o.reduceWorkgroupSize; width <= o.maxWorkgroupSize; width *= 2)
     if (holds(gdnLayout(dk, dv, width), dv) && chunkRows(dv, width, maxRows, o) > 0)
@@ -74,12 +109,19 @@ void buildGdnRows(stage::GdnStepOp op, Value count, int64_t maxRows, KernelBuild
   Value norm = kb.buffer(op.getNorm());
   const StageToGPUOptions &o = kb.options();
   const bool shuffled = o.prefillGdnShuffleSums && o.subgroupShuffle;
-  const GdnHead h = gdnHead(op, kb, /*adjacentSlices=*/shuffled);
+  const int64_t parts = gdnRowsParts(op, o);
+  const bool split = parts > 1;
+  const GdnHead h = gdnHead(op, kb, /*adjacentSlices=*/shuffled, parts);
   const int64_t dk = h.dk, dv = h.dv, width = h.width;
-  const int64_t chunk = chunkRows(dv, width, maxRows, o);
+  const int64_t chunk = split ? splitChunkRows(width, maxRows, o) : chunkRows(dv, width, maxRows, o);
   Value head = h.head;
-  Value valid = kb.ult(h.lane, kb.index(dv));
-  Value j = kb.min(h.lane, kb.index(dv - 1));
+  // The thread's value column j (of its part's, where the head is split).
+  Value column = kb.add(h.firstColumn, h.lane);
+  Value valid = split ? arith::AndIOp::create(kb.b, kb.loc, kb.ult(h.lane, kb.index(h.columns)),
+                                              kb.ult(column, kb.index(dv)))
+                            .getResult()
+                      : kb.ult(h.lane, kb.index(dv));
+  Value j = kb.min(column, kb.index(dv - 1));
   Value aLog = kb.load(kb.buffer(op.getALog()), {head});
   Value dtBias = kb.load(kb.buffer(op.getDtBias()), {head});
   // The column sums alternate between two buffers: a row's second sum is
@@ -88,7 +130,10 @@ void buildGdnRows(stage::GdnStepOp op, Value count, int64_t maxRows, KernelBuild
   Value kvSums = kb.workgroupBuffer(width), oSums = kb.workgroupBuffer(width);
   Value invQ = kb.workgroupBuffer(chunk), invK = kb.workgroupBuffer(chunk);
   Value decays = kb.workgroupBuffer(chunk), betas = kb.workgroupBuffer(chunk);
-  Value invO = kb.workgroupBuffer(chunk), rawO = kb.workgroupBuffer(chunk * dv);
+  // A split head's raw outputs go to `out`, the gated norm to the last of its
+  // workgroups (below); a whole head's stay in workgroup memory a chunk.
+  Value invO = kb.workgroupBuffer(split ? maxRows : chunk);
+  Value rawO = split ? Value() : kb.workgroupBuffer(chunk * dv);
   // The thread's state cells of column j, loaded once for the call.
   GdnHeldRows cells = loadHeldRows(h, state, j, kb);
   SmallVector<Value> held = kb.forLoop(
@@ -164,13 +209,21 @@ void buildGdnRows(stage::GdnStepOp op, Value count, int64_t maxRows, KernelBuild
               Value owner = arith::AndIOp::create(kb.b, kb.loc, valid,
                                                   kb.ult(h.slice, kb.index(1)));
               kb.ifThen(owner, [&] {
-                kb.store(o, rawO, {kb.add(kb.mul(r, kb.index(dv)), h.lane)});
+                if (!split) {
+                  kb.store(o, rawO, {kb.add(kb.mul(r, kb.index(dv)), h.lane)});
+                  return;
+                }
+                kb.setRow(kb.add(first, r));
+                kb.store(o, out, {kb.add(h.oBase, j)});
+                kb.setRow(Value());
               });
               llvm::append_range(updated, ahead);
               return updated;
             });
         SmallVector<Value> next(serial.begin(), serial.begin() + held);
         kb.barrier();
+        if (split)
+          return next;
         // The gated norm: each row's mean square (a thread a row), then every
         // output of the chunk.
         kb.forLoop(h.tid, rows, kb.index(width), [&](Value r) {
@@ -202,6 +255,40 @@ void buildGdnRows(stage::GdnStepOp op, Value count, int64_t maxRows, KernelBuild
                       : valid;
     kb.ifThen(store, [&] { kb.store(value, state, {head, cells.rows[r], j}); });
   }
+  if (!split)
+    return;
+  // The head's last workgroup: the gated norm of every call row's outputs,
+  // the other parts' written to `out` before they counted.
+  Value counters = kb.buffer(op.getCounters());
+  runInLastWorkgroup(kb, counters, head, kb.i32(static_cast<int32_t>(parts)), [&] {
+    kb.forLoop(h.tid, count, kb.index(width), [&](Value r) {
+      kb.setRow(r);
+      // Sixteen loads in flight a trip.
+      constexpr int64_t kUnroll = 16;
+      Value total = kb.f32(0.0f);
+      for (int64_t c0 = 0; c0 < dv; c0 += kUnroll) {
+        SmallVector<Value> squares;
+        for (int64_t c = c0; c < std::min(dv, c0 + kUnroll); ++c) {
+          Value o = kb.load(out, {kb.add(h.oBase, kb.index(c))});
+          squares.push_back(kb.fmul(o, o));
+        }
+        total = kb.fadd(total, kb.sum(squares));
+      }
+      kb.store(gatedNormInverse(op, total, dv, kb), invO, {r});
+      kb.setRow(Value());
+    });
+    kb.barrier();
+    kb.strided(kb.mul(count, kb.index(dv)), [&](Value e) {
+      Value r = kb.div(e, kb.index(dv));
+      Value c = kb.rem(e, kb.index(dv));
+      kb.setRow(r);
+      Value at = kb.add(h.oBase, c);
+      Value y = gatedOutput(op, kb.load(out, {at}), at, kb.load(invO, {r}),
+                            kb.load(norm, {c}), kb.load(z, {at}), kb);
+      kb.store(y, out, {at});
+      kb.setRow(Value());
+    });
+  });
 }
 
 } // namespace kiln

@@ -29,14 +29,21 @@ GdnLayout gdnLayout(int64_t dk, int64_t dv, int64_t width) {
   return {lanes, slices, ceilDiv(dk, slices)};
 }
 
-GdnHead gdnHead(stage::GdnStepOp op, KernelBuilder &kb, bool adjacentSlices) {
+GdnHead gdnHead(stage::GdnStepOp op, KernelBuilder &kb, bool adjacentSlices, int64_t parts) {
   int64_t nv = memrefSize(op.getState(), 0), nk = op.getNumKHeads();
   GdnHead h;
   h.dk = memrefSize(op.getState(), 1);
   h.dv = memrefSize(op.getState(), 2);
   h.width = kb.getWorkgroupSize();
-  h.layout = gdnLayout(h.dk, h.dv, h.width);
+  h.parts = parts;
+  h.columns = ceilDiv(h.dv, parts);
+  h.layout = gdnLayout(h.dk, h.columns, h.width);
   h.head = kb.workgroupId();
+  h.firstColumn = kb.index(0);
+  if (parts > 1) {
+    h.firstColumn = kb.mul(kb.rem(h.head, kb.index(parts)), kb.index(h.columns));
+    h.head = kb.div(h.head, kb.index(parts));
+  }
   h.tid = kb.threadId();
   Value keyHead = kb.div(h.head, kb.index(nv / nk));
   h.qBase = kb.mul(keyHead, kb.index(h.dk));

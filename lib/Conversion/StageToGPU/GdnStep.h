@@ -26,13 +26,17 @@ GdnLayout gdnLayout(int64_t dk, int64_t dv, int64_t width);
 /// Thread t is column lane t mod C of slice t / C, or, with adjacent slices,
 /// lane t / P of slice t mod P: a column's P slices are neighbouring threads
 /// of one subgroup (where it is at least P wide), summed by shuffles.
+/// With `parts` > 1 a head's value columns are spread over that many
+/// workgroups (workgroup id = head · parts + part): the layout covers a part's
+/// `columns` = ceil(dv / parts), whose first is `firstColumn`.
 struct GdnHead {
-  int64_t dk, dv, width;
+  int64_t dk, dv, width, parts = 1, columns;
   GdnLayout layout;
   bool adjacentSlices = false;
-  mlir::Value head, tid, qBase, kBase, vBase, oBase, lane, slice;
+  mlir::Value head, tid, qBase, kBase, vBase, oBase, lane, slice, firstColumn;
 };
-GdnHead gdnHead(stage::GdnStepOp op, KernelBuilder &kb, bool adjacentSlices = false);
+GdnHead gdnHead(stage::GdnStepOp op, KernelBuilder &kb, bool adjacentSlices = false,
+                int64_t parts = 1);
 
 /// The thread's state rows of column `j`, all loaded at once: the row index
 /// (clamped into the state), whether it lies in it (null: always), the cell

@@ -73,7 +73,11 @@ void buildCooperativeRows(stage::MatVecOp op, mlir::Value count, int64_t maxRows
 /// to the target's widest does (its rows then run in order, the state through
 /// memory).
 int64_t gdnRowsWidth(stage::GdnStepOp op, int64_t maxRows, const StageToGPUOptions &options);
-/// Its body for the call's `count` rows of at most `maxRows`: a workgroup a head.
+/// The workgroups a head's value columns are spread over (StageToGPUOptions::
+/// prefillGdnColumns, where the step has counters): 1, or dv / columns.
+int64_t gdnRowsParts(stage::GdnStepOp op, const StageToGPUOptions &options);
+/// Its body for the call's `count` rows of at most `maxRows`: a workgroup a
+/// head, or a part of a head's columns.
 void buildGdnRows(stage::GdnStepOp op, mlir::Value count, int64_t maxRows, KernelBuilder &kb);
 
 /// The kernel argument type of a buffer holding `stage::bufferRows` rows of

@@ -145,6 +145,11 @@ struct StageToGPUOptions {
   /// shuffles (subgroupShuffle), and a subgroup narrower than the slices
   /// falls back to memory at run time.
   bool prefillGdnShuffleSums = false;
+  /// A held GDN step spreads a head's value columns over workgroups of this
+  /// many columns each (0: a workgroup a head): the serial part's work a row
+  /// (the head's dk x dv state) then runs on several SMs; the last of a head's
+  /// workgroups applies the gated norm (stage.gdn_step's counters).
+  int64_t prefillGdnColumns = 0;
   /// The same for the decode GDN step (GdnStep.cpp): two barriers fewer a
   /// column pass.
   bool gdnShuffleSums = false;

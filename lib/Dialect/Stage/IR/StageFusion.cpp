@@ -105,6 +105,7 @@ SmallVector<Value> writtenBuffers(Operation *stage) {
       .Case([&](GdnStepOp op) {
         add(op.getState());
         add(op.getOut());
+        add(op.getCounters());
       })
       .Case([&](RopeKvWriteOp op) {
         add(op.getQOut());

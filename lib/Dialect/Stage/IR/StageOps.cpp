@@ -371,6 +371,9 @@ LogicalResult GdnStepOp::verify() {
   if (getFold() && failed(expectSize(*this, "fold", getFold(), nv * dv,
                                      "a column field per output value")))
     return failure();
+  if (getCounters() && dim(getCounters(), 0) < nv)
+    return emitOpError("counters must hold a word a value head (")
+           << nv << "), got " << dim(getCounters(), 0);
   if (getEps().convertToFloat() <= 0.0f)
     return emitOpError("eps must be positive");
   return success();

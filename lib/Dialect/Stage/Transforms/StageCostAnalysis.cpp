@@ -51,7 +51,9 @@ bool readsWhatItWrites(Operation *stage, Value written) {
       .Case([&](RMSNormOp op) { return written == op.getResidual(); })
       .Case([&](MatVecOp op) { return op.getAccumulate(); })
       .Case([&](ConvRingOp op) { return written == op.getRing(); })
-      .Case([&](GdnStepOp op) { return written == op.getState(); })
+      .Case([&](GdnStepOp op) {
+        return written == op.getState() || written == op.getCounters();
+      })
       .Case<SlerpOp, DoryMixOp>([](auto) { return true; })
       .Default([](Operation *) { return false; });
 }

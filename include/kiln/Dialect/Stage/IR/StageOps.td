@@ -364,7 +364,7 @@ def Stage_ConvRingOp : Stage_Op<"conv_ring"> {
   let hasVerifier = 1;
 }
 
-def Stage_GdnStepOp : Stage_Op<"gdn_step"> {
+def Stage_GdnStepOp : Stage_Op<"gdn_step", [AttrSizedOperandSegments]> {
   let summary = "Gated delta-rule state step and gated RMSNorm, one workgroup per head";
   let description = [{
     For value head h (key head h / (nv/nk)): q̂, k̂ normalised from `qkv`,
@@ -372,7 +372,10 @@ def Stage_GdnStepOp : Stage_Op<"gdn_step"> {
     `S ← g·S + k̂ ⊗ β(v − g·Sᵀk̂)`, `o = Sᵀq̂`, then
     `out_h = rms(o) ⊙ norm ⊙ silu(z_h)` (times `fold` when given). The state
     is [nv, dk, dv] and updated in place; a lane owns value columns.
-    MODELS.md, GDN mixer.
+    `counters` (one zeroed word a value head, given in a multi-row program)
+    lets a kernel spread a head's value columns over several workgroups: the
+    last of a head's workgroups to finish (counted there) applies the gated
+    norm, which spans the head's columns. MODELS.md, GDN mixer.
 
     ```mlir
     stage.gdn_step qkv(%cq : memref<96xf32>) z(%z : memref<32xf32>)
@@ -385,14 +388,16 @@ def Stage_GdnStepOp : Stage_Op<"gdn_step"> {
   let arguments = (ins Stage_Vector:$qkv, Stage_Vector:$z, Stage_Vector:$a,
                        Stage_Vector:$b, Stage_Vector:$a_log, Stage_Vector:$dt_bias,
                        Stage_Vector:$norm, Stage_Cube:$state, Stage_Vector:$out,
-                       Optional<Stage_Vector>:$fold, I64Attr:$num_k_heads,
+                       Optional<Stage_Vector>:$fold, Optional<Stage_Words>:$counters,
+                       I64Attr:$num_k_heads,
                        F32Attr:$eps);
   let assemblyFormat = [{
     `qkv` `(` $qkv `:` type($qkv) `)` `z` `(` $z `:` type($z) `)`
     `a` `(` $a `:` type($a) `)` `b` `(` $b `:` type($b) `)`
     `a_log` `(` $a_log `:` type($a_log) `)` `dt_bias` `(` $dt_bias `:` type($dt_bias) `)`
     `norm` `(` $norm `:` type($norm) `)` `state` `(` $state `:` type($state) `)`
-    `out` `(` $out `:` type($out) `)` (`fold` `(` $fold^ `:` type($fold) `)`)? attr-dict
+    `out` `(` $out `:` type($out) `)` (`fold` `(` $fold^ `:` type($fold) `)`)?
+    (`counters` `(` $counters^ `:` type($counters) `)`)? attr-dict
   }];
   let hasVerifier = 1;
 }
