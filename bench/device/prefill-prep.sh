@@ -37,15 +37,16 @@ done
 compile --weight-format f16 --prefill-rows 256 --prefill-matmat-min-blocks 0 -o "$dir/plans/f16.A256.kplan"
 compile --weight-format f16 --prefill-rows 256 "${together[@]}" --prefill-gdn-held=false \
   -o "$dir/plans/f16.M256.kplan"
-# VARIANTS="NAME=FLAGS;..." adds f16 and q8_2f plans NAME at 512 rows with FLAGS (e.g.
-# "t8=--prefill-matmat-tile 8"); TINY_FLAGS are added to the tiny parity plans;
+# VARIANTS="NAME=FLAGS;..." adds f16 and q8_2f plans NAME at VARIANT_ROWS rows (512) with
+# FLAGS (e.g. "t8=--prefill-matmat-tile 8"); TINY_FLAGS are added to the tiny parity plans,
+# TINY_VARIANTS="NAME=FLAGS;..." adds tiny plans CONFIG.NAME.FORMAT with FLAGS beside them;
 # DECODE_AB="FLAGS" adds decode-only plans (no @prefill) without and with FLAGS, f16 and
 # q8_2f, which prefill-run.sh compares with kiln-bench tg128 (e.g. "--gdn-shuffle-sums").
 IFS=';' read -ra variants <<< "${VARIANTS:-}"
 for v in "${variants[@]}"; do
   name=${v%%=*}; read -ra flags <<< "${v#*=}"
   for f in f16 q8_2f; do
-    compile --weight-format $f --prefill-rows 512 "${together[@]}" "${flags[@]}" \
+    compile --weight-format $f --prefill-rows "${VARIANT_ROWS:-512}" "${together[@]}" "${flags[@]}" \
       -o "$dir/plans/$f.$name.kplan"
   done
 done
@@ -67,6 +68,17 @@ for f in f16 q8_2f; do
     "$b/bin/kiln-compile" --quiet "$dir/cfg/$c.json" --cost-target h200 --weight-format $f \
       --prefill-rows 8 --prefill-matmat-min-blocks 1 --prefill-gdn-chunk-rows 3 "${tiny_flags[@]}" \
       -o "$dir/tiny/$c.$f.kplan"
+  done
+done
+IFS=';' read -ra tiny_variants <<< "${TINY_VARIANTS:-}"
+for v in "${tiny_variants[@]}"; do
+  name=${v%%=*}; read -ra flags <<< "${v#*=}"
+  for f in f16 q8_2f; do
+    for c in embryo-tiny embryo-tiny-odd; do
+      "$b/bin/kiln-compile" --quiet "$dir/cfg/$c.json" --cost-target h200 --weight-format $f \
+        --prefill-rows 8 --prefill-matmat-min-blocks 1 --prefill-gdn-chunk-rows 3 "${flags[@]}" \
+        -o "$dir/tiny/$c.$name.$f.kplan"
+    done
   done
 done
 du -sh "$dir"

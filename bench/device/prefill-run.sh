@@ -2,7 +2,9 @@
 # Runs what prefill-prep.sh prepared, on the GPU machine:   bash DIR/prefill-run.sh OUT
 # (PROFILE_FORMATS="f16" profiles one format only, PROFILE_PLAN=T512 another plan than T256,
 # PROFILE_FORMATS=none none; a plan removed from DIR/plans is skipped). With DECODE_AB's
-# plans it also writes OUT/decode.txt.
+# plans it also writes OUT/decode.txt. NVIDIA's Vulkan ICD (libGLX_nvidia) needs libglvnd
+# beside the loader: carry libvulkan1, libglvnd0, libglx0, libgl1, libegl1, libopengl0 and
+# libgles2 (the device tool's .gl recipe) and set VK_DRIVER_FILES to its nvidia_icd.json.
 set -uo pipefail
 out=${1:?OUT}; here=$(cd "$(dirname "$0")" && pwd); b=$here/bin; t0=$(date +%s)
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,driver_version --format=csv > "$out/gpu.txt" 2>&1
