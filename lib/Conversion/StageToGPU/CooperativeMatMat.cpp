@@ -87,7 +87,6 @@ void buildCooperativeRows(stage::MatVecOp op, Value count, int64_t maxRows, Kern
   const int64_t groups = memrefSize(op.getWeight(), 1);
   const int64_t groupColumns = q8 ? 16 : 8;
   const int64_t stepGroups = kStepColumns / groupColumns;
-  const int64_t callBlocks = ceilDiv(maxRows, kBlockCallRows);
   const int64_t blocks = blocksOf(op, maxRows);
   // A thread's weight groups a step: the block's rows x the step's groups.
   const int64_t weightLoads = kBlockRows * stepGroups / kWorkgroupSize;
@@ -124,41 +123,13 @@ void buildCooperativeRows(stage::MatVecOp op, Value count, int64_t maxRows, Kern
   int64_t grid = kb.gridWorkgroups(std::min(blocks, kMaxGridWorkgroups));
   auto toHalf = [&](Value v) { return arith::TruncFOp::create(kb.b, kb.loc, f16, v); };
   auto widen = [&](Value v) { return arith::ExtFOp::create(kb.b, kb.loc, f32, v); };
-  Value expert = op.getExpert() ? kb.buffer(op.getExpert()) : Value();
-  Value callRowList, threadCounts;
-  if (expert) {
-    callRowList = kb.workgroupBuffer(kBlockCallRows, kb.b.getI32Type());
-    threadCounts = kb.workgroupBuffer(kWorkgroupSize, kb.b.getI32Type());
-  }
-  const int64_t rowBlocks = ceilDiv(rows, kBlockRows);
+  const RoutedLists lists = routedLists(op, kWorkgroupSize, kb);
   kb.forLoop(kb.workgroupId(), kb.index(blocks), kb.index(grid), [&](Value block) {
-    // block = ((expert · rowBlocks) + row block) · callBlocks + call block.
-    Value callBlock = kb.rem(block, kb.index(callBlocks));
-    Value rowBlock = kb.rem(kb.div(block, kb.index(callBlocks)), kb.index(rowBlocks));
-    Value firstRow = kb.mul(rowBlock, kb.index(kBlockRows));
-    Value firstCallRow = kb.mul(callBlock, kb.index(kBlockCallRows));
-    // A routed expert's rows and column scales start at e·rows, e·columns;
-    // its block's call rows are those listed (RoutedRows), else the call's
-    // from firstCallRow on.
-    Value rowBase = kb.index(0), colBase = kb.index(0);
-    Value blockRows = kb.sub(count, kb.select(kb.ult(firstCallRow, count), firstCallRow, count));
-    if (expert) {
-      Value e = kb.div(block, kb.index(rowBlocks * callBlocks));
-      rowBase = kb.mul(e, kb.index(rows));
-      colBase = kb.mul(e, kb.index(columns));
-      Value routed = listRoutedRows(kb, expert, e, op.getNumExperts(), count, maxRows,
-                                    firstCallRow, callRowList, threadCounts, kWorkgroupSize);
-      blockRows = kb.sub(routed, kb.select(kb.ult(firstCallRow, routed), firstCallRow, routed));
-    }
-    // The call row at a block position and whether it is one of the block's.
-    auto callRowAt = [&](Value local) -> std::pair<Value, Value> {
-      Value inside = kb.ult(local, kb.min(blockRows, kb.index(kBlockCallRows)));
-      if (!expert)
-        return {kb.min(kb.add(firstCallRow, local), kb.sub(count, kb.index(1))), inside};
-      Value listed = kb.load(callRowList, {kb.min(local, kb.index(kBlockCallRows - 1))});
-      return {kb.select(inside, asIndex(kb, listed), kb.index(0)), inside};
-    };
-    kb.ifThen(kb.ult(kb.index(0), blockRows), [&] {
+    const ProductBlock pb =
+        productBlock(op, block, count, maxRows, kBlockRows, lists, kWorkgroupSize, kb);
+    Value firstRow = pb.firstRow, rowBase = pb.rowBase, colBase = pb.colBase;
+    const auto &callRowAt = pb.callRowAt;
+    kb.ifThen(kb.ult(kb.index(0), pb.callRows), [&] {
       // A step's loads from memory, in registers: the thread's weight groups
       // (rows past the matrix and groups past the row read a clamped one,
       // zeroed when stored), then its activations (zeros past the call or

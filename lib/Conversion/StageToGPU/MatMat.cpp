@@ -160,6 +160,49 @@ Value listRoutedRows(KernelBuilder &kb, Value expert, Value e, int64_t experts, 
   return sums[1];
 }
 
+RoutedLists routedLists(stage::MatVecOp op, int64_t workgroupSize, KernelBuilder &kb) {
+  if (!op.getExpert())
+    return {};
+  return {kb.workgroupBuffer(kRoutedListRows, kb.b.getI32Type()),
+          kb.workgroupBuffer(workgroupSize, kb.b.getI32Type())};
+}
+
+ProductBlock productBlock(stage::MatVecOp op, Value block, Value count, int64_t maxRows,
+                          int64_t blockRows, const RoutedLists &lists, int64_t workgroupSize,
+                          KernelBuilder &kb) {
+  const int64_t rows = op.getRows(), columns = op.getColumns();
+  const int64_t callBlocks = ceilDiv(maxRows, kRoutedListRows);
+  const int64_t rowBlocks = ceilDiv(rows, blockRows);
+  ProductBlock pb;
+  Value callBlock = kb.rem(block, kb.index(callBlocks));
+  Value rowBlock = kb.rem(kb.div(block, kb.index(callBlocks)), kb.index(rowBlocks));
+  pb.firstRow = kb.mul(rowBlock, kb.index(blockRows));
+  pb.firstCallRow = kb.mul(callBlock, kb.index(kRoutedListRows));
+  pb.rowBase = kb.index(0);
+  pb.colBase = kb.index(0);
+  Value first = pb.firstCallRow;
+  pb.callRows = kb.sub(count, kb.select(kb.ult(first, count), first, count));
+  Value expert = op.getExpert() ? kb.buffer(op.getExpert()) : Value();
+  if (expert) {
+    Value e = kb.div(block, kb.index(rowBlocks * callBlocks));
+    pb.rowBase = kb.mul(e, kb.index(rows));
+    pb.colBase = kb.mul(e, kb.index(columns));
+    Value routed = listRoutedRows(kb, expert, e, op.getNumExperts(), count, maxRows, first,
+                                  lists.list, lists.threadCounts, workgroupSize);
+    pb.callRows = kb.sub(routed, kb.select(kb.ult(first, routed), first, routed));
+  }
+  Value callRows = pb.callRows, list = lists.list;
+  pb.callRowAt = [&kb, callRows, first, count, list](Value local) -> std::pair<Value, Value> {
+    Value inside = kb.ult(local, kb.min(callRows, kb.index(kRoutedListRows)));
+    if (!list)
+      return {kb.min(kb.add(first, local), kb.sub(count, kb.index(1))), inside};
+    Value listed = kb.load(list, {kb.min(local, kb.index(kRoutedListRows - 1))});
+    Value row = asIndex(kb, listed);
+    return {kb.select(inside, row, kb.index(0)), inside};
+  };
+  return pb;
+}
+
 void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelBuilder &kb) {
   if (runsCooperatively(op, maxRows, kb.options()))
     return buildCooperativeRows(op, count, maxRows, kb);
@@ -168,15 +211,12 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
   const int64_t groups = memrefSize(op.getWeight(), 1);
   const int64_t groupColumns = q8 ? 16 : 8;
   const int64_t stepGroups = kStepColumns / groupColumns;
-  const int64_t callBlocks = ceilDiv(maxRows, kBlockCallRows);
-  const int64_t rowBlocks = ceilDiv(rows, kBlockRows);
   const int64_t blocks = blocksOf(op, maxRows);
   Value weight = kb.buffer(op.getWeight()), input = kb.buffer(op.getInput());
   Value out = kb.buffer(op.getOut());
   Value rowScale = op.getRowScale() ? kb.buffer(op.getRowScale()) : Value();
   Value fold = op.getFold() ? kb.buffer(op.getFold()) : Value();
   Value colScale = op.getColScale() ? kb.buffer(op.getColScale()) : Value();
-  Value expert = op.getExpert() ? kb.buffer(op.getExpert()) : Value();
   auto vec4 = VectorType::get({kQuad}, kb.b.getF32Type());
   // Step column k: weights[k][row quad], activations[k][call-row quad].
   Value weights = kb.workgroupBuffer(kStepColumns * kRowQuads, vec4);
@@ -198,41 +238,13 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
   int64_t grid = kb.gridWorkgroups(std::min(blocks, kMaxGridWorkgroups));
   // Blocks past the grid are walked by the same workgroups in turn: uniform
   // loops and tests throughout (the barriers need every thread).
-  // A routed expert's block lists the call rows it computes (RoutedRows).
-  Value callRowList, threadCounts;
-  if (expert) {
-    callRowList = kb.workgroupBuffer(kBlockCallRows, kb.b.getI32Type());
-    threadCounts = kb.workgroupBuffer(workgroupSize, kb.b.getI32Type());
-  }
+  const RoutedLists lists = routedLists(op, workgroupSize, kb);
   kb.forLoop(kb.workgroupId(), kb.index(blocks), kb.index(grid), [&](Value block) {
-    // block = ((expert · rowBlocks) + row block) · callBlocks + call block.
-    Value callBlock = kb.rem(block, kb.index(callBlocks));
-    Value rowBlock = kb.rem(kb.div(block, kb.index(callBlocks)), kb.index(rowBlocks));
-    Value firstRow = kb.mul(rowBlock, kb.index(kBlockRows));
-    Value firstCallRow = kb.mul(callBlock, kb.index(kBlockCallRows));
-    // A routed expert's rows and column scales start at e·rows, e·columns.
-    Value rowBase = kb.index(0), colBase = kb.index(0);
-    // The block's call rows: count - firstCallRow of them from firstCallRow on,
-    // or a routed expert's listed ones.
-    Value blockRows = kb.sub(count, kb.select(kb.ult(firstCallRow, count), firstCallRow, count));
-    if (expert) {
-      Value e = kb.div(block, kb.index(rowBlocks * callBlocks));
-      rowBase = kb.mul(e, kb.index(rows));
-      colBase = kb.mul(e, kb.index(columns));
-      Value routed = listRoutedRows(kb, expert, e, op.getNumExperts(), count, maxRows,
-                                    firstCallRow, callRowList, threadCounts, workgroupSize);
-      blockRows = kb.sub(routed, kb.select(kb.ult(firstCallRow, routed), firstCallRow, routed));
-    }
-    // The call row at a block position and whether it is one of the block's.
-    auto callRowAt = [&](Value local) -> std::pair<Value, Value> {
-      Value inside = kb.ult(local, kb.min(blockRows, kb.index(kBlockCallRows)));
-      if (!expert)
-        return {kb.min(kb.add(firstCallRow, local), kb.sub(count, kb.index(1))), inside};
-      Value listed = kb.load(callRowList, {kb.min(local, kb.index(kBlockCallRows - 1))});
-      Value row = asIndex(kb, listed);
-      return {kb.select(inside, row, kb.index(0)), inside};
-    };
-    kb.ifThen(kb.ult(kb.index(0), blockRows), [&] {
+    const ProductBlock pb =
+        productBlock(op, block, count, maxRows, kBlockRows, lists, workgroupSize, kb);
+    Value firstRow = pb.firstRow, rowBase = pb.rowBase, colBase = pb.colBase;
+    const auto &callRowAt = pb.callRowAt;
+    kb.ifThen(kb.ult(kb.index(0), pb.callRows), [&] {
       auto vec4i = VectorType::get({kQuad}, kb.b.getI32Type());
       Value isLoader = kb.ult(thread, kb.index(loaders));
       // A loader decodes one group of the step for a quad of weight rows.

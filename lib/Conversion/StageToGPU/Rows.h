@@ -60,6 +60,34 @@ mlir::Value listRoutedRows(KernelBuilder &kb, mlir::Value expert, mlir::Value e,
 /// An i32 of workgroup memory (a listed call row, a count) as an index.
 mlir::Value asIndex(KernelBuilder &kb, mlir::Value i32);
 
+/// A blocked product's block (MatMat.cpp, CooperativeMatMat.cpp): block =
+/// ((expert · row blocks) + row block) · call blocks + call block, of
+/// `blockRows` weight rows x kRoutedListRows call rows.
+struct ProductBlock {
+  mlir::Value firstRow, firstCallRow;
+  /// A routed expert's rows and column scales start at e·rows, e·columns (0
+  /// for a plain product).
+  mlir::Value rowBase, colBase;
+  /// The block's call rows: count - firstCallRow of them from firstCallRow on,
+  /// or a routed expert's listed ones past firstCallRow (may be 0 or more
+  /// than a block).
+  mlir::Value callRows;
+  /// The call row at a block position and whether it is one of the block's.
+  std::function<std::pair<mlir::Value, mlir::Value>(mlir::Value)> callRowAt;
+};
+/// A routed expert's lists in workgroup memory (RoutedRows: a block's call
+/// rows, a count a thread); null for a plain product.
+struct RoutedLists {
+  mlir::Value list, threadCounts;
+};
+RoutedLists routedLists(stage::MatVecOp op, int64_t workgroupSize, KernelBuilder &kb);
+/// Block `block` of `op`'s product over the call's `count` rows (of at most
+/// `maxRows`); a routed expert's lists its call rows (every thread must reach
+/// it).
+ProductBlock productBlock(stage::MatVecOp op, mlir::Value block, mlir::Value count,
+                          int64_t maxRows, int64_t blockRows, const RoutedLists &lists,
+                          int64_t workgroupSize, KernelBuilder &kb);
+
 /// Whether such a product runs on cooperative matrices (gpu.subgroup_mma_*;
 /// StageToGPUOptions::prefillMatMatCooperative), its
 /// kernel's shape and its body (CooperativeMatMat.cpp).

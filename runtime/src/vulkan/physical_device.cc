@@ -11,27 +11,6 @@
 namespace kiln::rt::vk {
 namespace {
 
-bool offersConditionalRendering(VkPhysicalDevice handle, uint32_t apiVersion) {
-  if (apiVersion < VK_API_VERSION_1_2)
-    return false;
-  uint32_t count = 0;
-  vkEnumerateDeviceExtensionProperties(handle, nullptr, &count, nullptr);
-  std::vector<VkExtensionProperties> extensions(count);
-  vkEnumerateDeviceExtensionProperties(handle, nullptr, &count, extensions.data());
-  bool offered = false;
-  for (const VkExtensionProperties &extension : extensions)
-    offered |= std::strcmp(extension.extensionName,
-                           VK_EXT_CONDITIONAL_RENDERING_EXTENSION_NAME) == 0;
-  if (!offered)
-    return false;
-  VkPhysicalDeviceConditionalRenderingFeaturesEXT conditional{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CONDITIONAL_RENDERING_FEATURES_EXT};
-  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-  features.pNext = &conditional;
-  vkGetPhysicalDeviceFeatures2(handle, &features);
-  return conditional.conditionalRendering == VK_TRUE;
-}
-
 bool offersExtension(VkPhysicalDevice handle, const char *name) {
   uint32_t count = 0;
   vkEnumerateDeviceExtensionProperties(handle, nullptr, &count, nullptr);
@@ -41,6 +20,19 @@ bool offersExtension(VkPhysicalDevice handle, const char *name) {
     if (std::strcmp(extension.extensionName, name) == 0)
       return true;
   return false;
+}
+
+bool offersConditionalRendering(VkPhysicalDevice handle, uint32_t apiVersion) {
+  if (apiVersion < VK_API_VERSION_1_2)
+    return false;
+  if (!offersExtension(handle, VK_EXT_CONDITIONAL_RENDERING_EXTENSION_NAME))
+    return false;
+  VkPhysicalDeviceConditionalRenderingFeaturesEXT conditional{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CONDITIONAL_RENDERING_FEATURES_EXT};
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  features.pNext = &conditional;
+  vkGetPhysicalDeviceFeatures2(handle, &features);
+  return conditional.conditionalRendering == VK_TRUE;
 }
 
 /// VK_NV_cooperative_matrix with its feature and the subgroup-scope 16 x 8 x 16
