@@ -49,7 +49,9 @@ EMBRYO_SWITCHES = [["--prefill-rows", "5"], ["--prefill-rows", "40"],
                    ["--prefill-rows", "11", "--prefill-matmat-min-blocks", "1",
                     "--prefill-matmat-tile", "8"],
                    ["--gdn-shuffle-sums", "--prefill-rows", "4", "--prefill-gdn-shuffle-sums",
-                    "--prefill-gdn-chunk-rows", "3"]]
+                    "--prefill-gdn-chunk-rows", "3"],
+                   ["--prefill-rows", "6", "--prefill-gdn-columns", "5",
+                    "--prefill-gdn-chunk-rows", "4"]]
 
 
 def dory(rng, config):
