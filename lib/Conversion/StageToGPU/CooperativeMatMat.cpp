@@ -9,12 +9,12 @@
 // of kBlockCallRows call rows x kBlockRows weight rows, walking K in steps of
 // kStepColumns. Each step its threads copy the block's weights into workgroup
 // memory as f16 (a q8_2f code is an integer of at most 128 in magnitude, exact
-// in f16) and its activations split in two f16 halves, hi = f16(x) and lo =
-// f16(x - hi): the products hi·W + lo·W, accumulated in f32, keep x to about
-// 22 bits, where f16(x) alone keeps 11 (the row-by-row decode's parity asks
-// for 1e-3 on the log-probabilities). Subgroup s owns weight rows 32s .. 32s
-// + 31 of the block and all its call rows: 4 x 4 accumulators of 16 call rows
-// x 8 weight rows (the 16 x 8 x 16 f16 shape NVIDIA's matrix units offer;
+// in f16) and its activations split in two f16 halves (CooperativeSplit):
+// the products of both halves, accumulated in f32, keep x to about 21 bits,
+// where f16(x) alone keeps 11 (the row-by-row decode's parity asks for 1e-3
+// on the log-probabilities). Subgroup s owns weight rows 32s .. 32s + 31 of
+// the block and all its call rows: 4 x 4 accumulators of 16 call rows x 8
+// weight rows, twice with ScaledLo (the 16 x 8 x 16 f16 shape NVIDIA's matrix units offer;
 // A, B and the accumulator are distinct types, as the NV extension needs).
 // The next step's loads are issued before this step's products, as in
 // MatMat.cpp. The accumulators leave through a small workgroup-memory tile a

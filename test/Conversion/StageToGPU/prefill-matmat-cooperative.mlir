@@ -17,7 +17,7 @@
 // CHECK-SAME: kernel attributes {kiln.cooperative_matrix, kiln.required_subgroup_size = 32 : i32, known_block_size = array<i32: 128, 1, 1>}
 // CHECK: gpu.subgroup_id
 // CHECK: gpu.lane_id
-// 16 accumulators of 16 call rows x 8 weight rows a subgroup.
+// 16 accumulators of 16 call rows x 8 weight rows a subgroup, and 16 for the lo half.
 // CHECK: %[[ZERO:[0-9]+]] = gpu.subgroup_mma_constant_matrix %{{.*}} : !gpu.mma_matrix<16x8xf32, "COp">
 // A step: the weights as f16, then the activation's halves stored (x carried from the
 // step before): hi = x with its mantissa cut to 10 bits (a mask), lo = 2^11 (x - hi).
