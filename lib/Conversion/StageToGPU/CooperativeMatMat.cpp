@@ -198,21 +198,30 @@ void buildCooperativeRows(stage::MatVecOp op, Value count, int64_t maxRows, Kern
           if (split == CooperativeSplit::HiLo) {
             Value hi = toHalf(x);
             kb.store(hi, hiTile, {at});
-            kb.store(toHalf(kb.fsub(x, widen(hi))), loTile, {at});
+            Value wide = widen(hi);
+            Value rest = kb.fsub(x, wide);
+            Value lo = toHalf(rest);
+            kb.store(lo, loTile, {at});
             continue;
           }
           // ScaledLo: hi keeps x's sign, exponent and top 10 mantissa bits
           // (a mask: exact in f16 within its range, no rounding to undo);
           // lo = x - hi is exact in f32 and below 2^-10 |x|, so 2^11 lo
           // stays a normal f16 where x does.
+          // One op a statement: the IR's order must not depend on the order a
+          // compiler evaluates call arguments in.
           auto i32 = kb.b.getI32Type();
           Value bits = arith::BitcastOp::create(kb.b, kb.loc, i32, x);
-          Value masked = arith::AndIOp::create(
-              kb.b, kb.loc, bits,
-              arith::ConstantOp::create(kb.b, kb.loc, kb.b.getI32IntegerAttr(~0x1fff)));
+          Value mask = arith::ConstantOp::create(kb.b, kb.loc, kb.b.getI32IntegerAttr(~0x1fff));
+          Value masked = arith::AndIOp::create(kb.b, kb.loc, bits, mask);
           Value hi = arith::BitcastOp::create(kb.b, kb.loc, f32, masked);
-          kb.store(toHalf(hi), hiTile, {at});
-          kb.store(toHalf(kb.fmul(kb.fsub(x, hi), kb.f32(kLoScale))), loTile, {at});
+          Value hiHalf = toHalf(hi);
+          kb.store(hiHalf, hiTile, {at});
+          Value rest = kb.fsub(x, hi);
+          Value scale = kb.f32(kLoScale);
+          Value scaled = kb.fmul(rest, scale);
+          Value loHalf = toHalf(scaled);
+          kb.store(loHalf, loTile, {at});
         }
       };
       auto leading = kb.b.getIndexAttr(kRowStride);
@@ -287,9 +296,12 @@ void buildCooperativeRows(stage::MatVecOp op, Value count, int64_t maxRows, Kern
             Value stored = arith::AndIOp::create(kb.b, kb.loc, listed, kb.ult(row, kb.index(rows)));
             kb.ifThen(stored, [&] {
               Value v = kb.load(staging, {kb.add(tileBase, element)});
-              if (ownLo)
-                v = kb.fadd(v, kb.fmul(kb.load(staging, {kb.add(loBase, element)}),
-                                       kb.f32(1.0f / kLoScale)));
+              if (ownLo) {
+                Value lo = kb.load(staging, {kb.add(loBase, element)});
+                Value unscale = kb.f32(1.0f / kLoScale);
+                Value back = kb.fmul(lo, unscale);
+                v = kb.fadd(v, back);
+              }
               if (rowScale)
                 v = kb.fmul(v, kb.load(rowScale, {kb.add(rowBase, row)}));
               if (fold)

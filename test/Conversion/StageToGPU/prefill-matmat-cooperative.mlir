@@ -29,8 +29,8 @@
 // CHECK-NEXT: %[[HIGH:[0-9]+]] = arith.bitcast %[[CUT]] : i32 to f32
 // CHECK-NEXT: %[[H:[0-9]+]] = arith.truncf %[[HIGH]] : f32 to f16
 // CHECK-NEXT: memref.store %[[H]], %[[HI]]
-// CHECK-NEXT: %[[SCALE:[a-z0-9_]+]] = arith.constant 2.048000e+03 : f32
 // CHECK-NEXT: %[[REST:[0-9]+]] = arith.subf %[[X]], %[[HIGH]] : f32
+// CHECK-NEXT: %[[SCALE:[a-z0-9_]+]] = arith.constant 2.048000e+03 : f32
 // CHECK-NEXT: %[[UP:[0-9]+]] = arith.mulf %[[REST]], %[[SCALE]] : f32
 // CHECK-NEXT: %[[L:[0-9]+]] = arith.truncf %[[UP]] : f32 to f16
 // CHECK-NEXT: memref.store %[[L]], %[[LO]]
