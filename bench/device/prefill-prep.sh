@@ -63,22 +63,21 @@ read -ra tiny_flags <<< "${TINY_FLAGS:-}"
 # shellcheck source=tiny-set.sh
 source "$here/tiny-set.sh"
 tiny_set_configs "$root" "$dir"
-for f in f16 q8_2f; do
-  for c in embryo-tiny embryo-tiny-odd; do
-    "$b/bin/kiln-compile" --quiet "$dir/cfg/$c.json" --cost-target h200 --weight-format $f \
-      --prefill-rows 8 --prefill-matmat-min-blocks 1 --prefill-gdn-chunk-rows 3 "${tiny_flags[@]}" \
-      -o "$dir/tiny/$c.$f.kplan"
-  done
-done
-IFS=';' read -ra tiny_variants <<< "${TINY_VARIANTS:-}"
-for v in "${tiny_variants[@]}"; do
-  name=${v%%=*}; read -ra flags <<< "${v#*=}"
+# tiny_plans TAG FLAGS...: the tiny parity plans CONFIG.TAG.FORMAT (CONFIG.FORMAT without a tag).
+tiny_plans() {
+  local tag=$1; shift
   for f in f16 q8_2f; do
     for c in embryo-tiny embryo-tiny-odd; do
       "$b/bin/kiln-compile" --quiet "$dir/cfg/$c.json" --cost-target h200 --weight-format $f \
-        --prefill-rows 8 --prefill-matmat-min-blocks 1 --prefill-gdn-chunk-rows 3 "${flags[@]}" \
-        -o "$dir/tiny/$c.$name.$f.kplan"
+        --prefill-rows 8 --prefill-matmat-min-blocks 1 --prefill-gdn-chunk-rows 3 "$@" \
+        -o "$dir/tiny/$c${tag:+.$tag}.$f.kplan"
     done
   done
+}
+tiny_plans "" "${tiny_flags[@]}"
+IFS=';' read -ra tiny_variants <<< "${TINY_VARIANTS:-}"
+for v in "${tiny_variants[@]}"; do
+  read -ra flags <<< "${v#*=}"
+  tiny_plans "${v%%=*}" "${flags[@]}"
 done
 du -sh "$dir"

@@ -91,11 +91,10 @@ void buildCooperativeRows(stage::MatVecOp op, Value count, int64_t maxRows, Kern
   // A thread's weight groups a step: the block's rows x the step's groups.
   const int64_t weightLoads = kBlockRows * stepGroups / kWorkgroupSize;
   static_assert(kBlockRows * 2 % kWorkgroupSize == 0, "the weight copies cover the threads");
-  Value weight = kb.buffer(op.getWeight()), input = kb.buffer(op.getInput());
+  Value weight = kb.buffer(op.getWeight());
   Value out = kb.buffer(op.getOut());
   Value rowScale = op.getRowScale() ? kb.buffer(op.getRowScale()) : Value();
   Value fold = op.getFold() ? kb.buffer(op.getFold()) : Value();
-  Value colScale = op.getColScale() ? kb.buffer(op.getColScale()) : Value();
   Type f16 = kb.b.getF16Type(), f32 = kb.b.getF32Type();
   Value hiTile = kb.workgroupBuffer(kBlockCallRows * kRowStride, f16);
   Value loTile = kb.workgroupBuffer(kBlockCallRows * kRowStride, f16);
@@ -127,7 +126,7 @@ void buildCooperativeRows(stage::MatVecOp op, Value count, int64_t maxRows, Kern
   kb.forLoop(kb.workgroupId(), kb.index(blocks), kb.index(grid), [&](Value block) {
     const ProductBlock pb =
         productBlock(op, block, count, maxRows, kBlockRows, lists, kWorkgroupSize, kb);
-    Value firstRow = pb.firstRow, rowBase = pb.rowBase, colBase = pb.colBase;
+    Value firstRow = pb.firstRow, rowBase = pb.rowBase;
     const auto &callRowAt = pb.callRowAt;
     kb.ifThen(kb.ult(kb.index(0), pb.callRows), [&] {
       // A step's loads from memory, in registers: the thread's weight groups
@@ -144,17 +143,9 @@ void buildCooperativeRows(stage::MatVecOp op, Value count, int64_t maxRows, Kern
               kb.load(weight, {kb.add(rowBase, kb.min(row, kb.index(rows - 1))), safeGroup}));
         }
         Value column = kb.add(kb.mul(step, kb.index(kStepColumns)), copyColumn);
-        Value columnInside = kb.ult(column, kb.index(columns));
-        Value safeColumn = kb.min(column, kb.index(columns - 1));
-        Value scale = colScale ? kb.load(colScale, {kb.add(colBase, safeColumn)}) : Value();
-        for (int64_t i = 0; i < kActivationCopies; ++i) {
-          auto [callRow, listed] = callRowAt(kb.add(copyRow, kb.index(kCopyRowsPerPass * i)));
-          Value inside = arith::AndIOp::create(kb.b, kb.loc, listed, columnInside);
-          Value x = kb.load(input, {callRow, safeColumn});
-          if (scale)
-            x = kb.fmul(x, scale);
-          raw.push_back(kb.select(inside, x, kb.f32(0.0f)));
-        }
+        llvm::append_range(raw, blockActivations(op, pb, column, kActivationCopies, [&](int64_t i) {
+                             return kb.add(copyRow, kb.index(kCopyRowsPerPass * i));
+                           }, kb));
         return raw;
       };
       // A step's registers into workgroup memory, as f16.

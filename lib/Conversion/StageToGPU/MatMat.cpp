@@ -203,6 +203,27 @@ ProductBlock productBlock(stage::MatVecOp op, Value block, Value count, int64_t 
   return pb;
 }
 
+SmallVector<Value> blockActivations(stage::MatVecOp op, const ProductBlock &pb, Value column,
+                                   int64_t rows, llvm::function_ref<Value(int64_t)> position,
+                                   KernelBuilder &kb) {
+  const int64_t columns = op.getColumns();
+  Value input = kb.buffer(op.getInput());
+  Value colScale = op.getColScale() ? kb.buffer(op.getColScale()) : Value();
+  Value columnInside = kb.ult(column, kb.index(columns));
+  Value safeColumn = kb.min(column, kb.index(columns - 1));
+  Value scale = colScale ? kb.load(colScale, {kb.add(pb.colBase, safeColumn)}) : Value();
+  SmallVector<Value> values;
+  for (int64_t i = 0; i < rows; ++i) {
+    auto [callRow, listed] = pb.callRowAt(position(i));
+    Value inside = arith::AndIOp::create(kb.b, kb.loc, listed, columnInside);
+    Value x = kb.load(input, {callRow, safeColumn});
+    if (scale)
+      x = kb.fmul(x, scale);
+    values.push_back(kb.select(inside, x, kb.f32(0.0f)));
+  }
+  return values;
+}
+
 void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelBuilder &kb) {
   if (runsCooperatively(op, maxRows, kb.options()))
     return buildCooperativeRows(op, count, maxRows, kb);
@@ -212,11 +233,10 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
   const int64_t groupColumns = q8 ? 16 : 8;
   const int64_t stepGroups = kStepColumns / groupColumns;
   const int64_t blocks = blocksOf(op, maxRows);
-  Value weight = kb.buffer(op.getWeight()), input = kb.buffer(op.getInput());
+  Value weight = kb.buffer(op.getWeight());
   Value out = kb.buffer(op.getOut());
   Value rowScale = op.getRowScale() ? kb.buffer(op.getRowScale()) : Value();
   Value fold = op.getFold() ? kb.buffer(op.getFold()) : Value();
-  Value colScale = op.getColScale() ? kb.buffer(op.getColScale()) : Value();
   auto vec4 = VectorType::get({kQuad}, kb.b.getF32Type());
   // Step column k: weights[k][row quad], activations[k][call-row quad].
   Value weights = kb.workgroupBuffer(kStepColumns * kRowQuads, vec4);
@@ -242,7 +262,7 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
   kb.forLoop(kb.workgroupId(), kb.index(blocks), kb.index(grid), [&](Value block) {
     const ProductBlock pb =
         productBlock(op, block, count, maxRows, kBlockRows, lists, workgroupSize, kb);
-    Value firstRow = pb.firstRow, rowBase = pb.rowBase, colBase = pb.colBase;
+    Value firstRow = pb.firstRow, rowBase = pb.rowBase;
     const auto &callRowAt = pb.callRowAt;
     kb.ifThen(kb.ult(kb.index(0), pb.callRows), [&] {
       auto vec4i = VectorType::get({kQuad}, kb.b.getI32Type());
@@ -292,17 +312,9 @@ void buildRowsTogether(stage::MatVecOp op, Value count, int64_t maxRows, KernelB
         for (int64_t e = 0; e < kStepColumns * kCallQuads; e += workgroupSize) {
           auto [k, quad] = copySlot(e);
           Value column = kb.add(firstColumn, k);
-          Value columnInside = kb.ult(column, kb.index(columns));
-          Value safeColumn = kb.min(column, kb.index(columns - 1));
-          Value scale = colScale ? kb.load(colScale, {kb.add(colBase, safeColumn)}) : Value();
-          for (int64_t i = 0; i < kQuad; ++i) {
-            auto [callRow, listed] = callRowAt(quadRow(quad, i));
-            Value inside = arith::AndIOp::create(kb.b, kb.loc, listed, columnInside);
-            Value x = kb.load(input, {callRow, safeColumn});
-            if (scale)
-              x = kb.fmul(x, scale);
-            raw.push_back(kb.select(inside, x, kb.f32(0.0f)));
-          }
+          llvm::append_range(raw, blockActivations(op, pb, column, kQuad, [&](int64_t i) {
+                               return quadRow(quad, i);
+                             }, kb));
         }
         return raw;
       };

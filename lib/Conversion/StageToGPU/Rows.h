@@ -75,6 +75,13 @@ struct ProductBlock {
   /// The call row at a block position and whether it is one of the block's.
   std::function<std::pair<mlir::Value, mlir::Value>(mlir::Value)> callRowAt;
 };
+/// The block's activations at input column `column` (of `op`'s columns) for
+/// `rows` call-row positions, position(i) the i-th: x times the column scale
+/// where the op has one, 0 past the call, the block's rows or the row.
+llvm::SmallVector<mlir::Value> blockActivations(stage::MatVecOp op, const ProductBlock &pb,
+                                                mlir::Value column, int64_t rows,
+                                                llvm::function_ref<mlir::Value(int64_t)> position,
+                                                KernelBuilder &kb);
 /// A routed expert's lists in workgroup memory (RoutedRows: a block's call
 /// rows, a count a thread); null for a plain product.
 struct RoutedLists {

@@ -18,6 +18,14 @@ uint32_t vulkanVersionOf(const uint32_t *words, size_t count) {
   return 0;
 }
 
+spv_target_env spirvEnvironmentOf(uint32_t vulkanVersion) {
+  if (vulkanVersion == VK_API_VERSION_1_3)
+    return SPV_ENV_VULKAN_1_3;
+  if (vulkanVersion == VK_API_VERSION_1_2)
+    return SPV_ENV_VULKAN_1_2;
+  return SPV_ENV_VULKAN_1_1;
+}
+
 bool declaresCapability(const uint32_t *words, size_t count, uint32_t capability) {
   for (size_t i = 5; i < count;) {
     const uint32_t length = words[i] >> 16, opcode = words[i] & 0xffffu;
@@ -38,10 +46,7 @@ Status validateSpirv(const uint32_t *words, size_t count, const std::string &pat
   const uint32_t vulkan = vulkanVersionOf(words, count);
   if (vulkan == 0)
     return invalidArgument("plan " + path + ": SPIR-V header missing or of a version past 1.6");
-  const spv_target_env env = vulkan == VK_API_VERSION_1_3   ? SPV_ENV_VULKAN_1_3
-                             : vulkan == VK_API_VERSION_1_2 ? SPV_ENV_VULKAN_1_2
-                                                            : SPV_ENV_VULKAN_1_1;
-  spv_context context = spvContextCreate(env);
+  spv_context context = spvContextCreate(spirvEnvironmentOf(vulkan));
   if (!context)
     return internalError("plan " + path + ": cannot create a SPIR-V validator context");
   spv_const_binary_t binary{words, count};

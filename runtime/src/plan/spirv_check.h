@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <spirv-tools/libspirv.h>
 #include <string>
 
 namespace kiln::rt {
@@ -20,6 +21,9 @@ Status validateSpirv(const uint32_t *words, size_t count, const std::string &pat
 
 /// That Vulkan version (VK_API_VERSION_1_x) of a module with a header; 0 past 1.6.
 uint32_t vulkanVersionOf(const uint32_t *words, size_t count);
+/// SPIRV-Tools' environment for that Vulkan version (the validator's and the
+/// robust-access pass's).
+spv_target_env spirvEnvironmentOf(uint32_t vulkanVersion);
 
 /// Whether the module declares OpCapability `capability`.
 bool declaresCapability(const uint32_t *words, size_t count, uint32_t capability);

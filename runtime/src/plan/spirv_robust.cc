@@ -3,16 +3,12 @@
 #include "plan/spirv_check.h"
 
 #include <spirv-tools/optimizer.hpp>
-#include <vulkan/vulkan_core.h>
 
 namespace kiln::rt {
 
 Status clampKernelAccesses(const uint32_t *words, size_t count, const std::string &path,
                            std::vector<uint32_t> &out) {
-  const uint32_t vulkan = vulkanVersionOf(words, count);
-  spvtools::Optimizer optimizer(vulkan == VK_API_VERSION_1_3   ? SPV_ENV_VULKAN_1_3
-                                : vulkan == VK_API_VERSION_1_2 ? SPV_ENV_VULKAN_1_2
-                                                               : SPV_ENV_VULKAN_1_1);
+  spvtools::Optimizer optimizer(spirvEnvironmentOf(vulkanVersionOf(words, count)));
   std::string why;
   optimizer.SetMessageConsumer([&](spv_message_level_t level, const char *, const spv_position_t &,
                                    const char *message) {
